@@ -1,0 +1,214 @@
+"""Program → derivative Program, by one of two strategies behind one function.
+
+- ``symbolic``: substitute the assignments into each output, differentiate the whole expression,
+  then put the primal's names back where their expressions survive. Most compact for small
+  functions; the expression can swell exponentially on deep compositions.
+- ``reverse``: adjoint accumulation, micrograd's ``backward`` done on symbols. Walking the assignments
+  from last to first, the adjoint of each target (``v_bar = ∂out/∂v``, an expression) is summed and
+  pushed to the symbols its expression uses: ``u_bar += v_bar · ∂φ/∂u``, each local ∂ of one small
+  expression. Cost grows linearly with the program (the cheap-gradient principle).
+- ``auto``: ``symbolic`` while the substituted outputs stay small, else ``reverse``.
+
+Local derivatives come from SymPy's ``fdiff`` of each function, except where ``rules.RULES`` gives
+our convention; sums, products, powers and ``Piecewise`` are differentiated here, so ``x**y`` gives
+``y*x**(y - 1)`` (never SymPy's ``x**y*y/x``, which is nan at 0) and ``StopGradient`` gives 0.
+"""
+import sympy
+from sympy import S
+
+from .errors import OptionError, SymgradError
+from .program import Assignment, Program, active_symbols, fresh_name, real_symbol, tree_size
+from .rules import ZERO, rule_for_class
+
+STRATEGIES = ("auto", "symbolic", "reverse")
+SYMBOLIC_MAX_NODES = 400
+"""``auto`` uses ``symbolic`` while every substituted output has at most this many tree nodes."""
+
+
+def derivative(expr, symbol, memo=None):
+    """∂expr/∂symbol, with symgrad's conventions.
+
+    Args:
+        expr: a SymPy expression (may contain ``Piecewise``, ``StopGradient``, rule functions).
+        symbol: the real ``sympy.Symbol`` to differentiate with respect to.
+        memo: optional dict shared between calls on the same expression (keys ``(node, symbol)``).
+
+    Returns:
+        A SymPy expression.
+
+    Raises:
+        SymgradError: ``expr`` holds a function with neither a rule nor a SymPy ``fdiff``.
+    """
+    memo = {} if memo is None else memo
+    free = {}
+
+    def has(node):
+        found = free.get(node)
+        if found is None:
+            found = (node == symbol) if node.is_Symbol else (
+                not node.is_Atom and any(has(a) for a in node.args))
+            free[node] = found
+        return found
+
+    def d(node):
+        key = (node, symbol)
+        found = memo.get(key)
+        if found is not None:
+            return found
+        if not has(node):
+            result = S.Zero
+        elif node.is_Symbol:
+            result = S.One
+        elif node.is_Add:
+            result = sympy.Add(*[d(a) for a in node.args])
+        elif node.is_Mul:
+            args = node.args
+            terms = []
+            for i, factor in enumerate(args):
+                df = d(factor)
+                if df != 0:
+                    terms.append(sympy.Mul(*args[:i], df, *args[i + 1:]))
+            result = sympy.Add(*terms)
+        elif node.is_Pow:
+            base, exponent = node.args
+            db, de = d(base), d(exponent)
+            result = S.Zero
+            if db != 0:
+                result += exponent * base ** (exponent - 1) * db
+            if de != 0:
+                result += node * sympy.log(base) * de
+        elif isinstance(node, sympy.Piecewise):
+            result = sympy.Piecewise(*[(d(e), c) for e, c in node.args])
+        elif isinstance(node, sympy.Function) or rule_for_class(type(node)) is not None:
+            result = _function_derivative(node, d)
+        else:
+            raise SymgradError(f"symgrad cannot differentiate {type(node).__name__}: {node}")
+        memo[key] = result
+        return result
+
+    return d(expr)
+
+
+def _function_derivative(node, d):
+    rule = rule_for_class(type(node))
+    rule_derivative = rule.derivative if rule is not None else None
+    if rule_derivative == ZERO:
+        return S.Zero
+    terms = []
+    for i, arg in enumerate(node.args):
+        da = d(arg)
+        if da == 0:
+            continue
+        if callable(rule_derivative):
+            partial = rule_derivative(node, i)
+        else:
+            try:
+                partial = node.fdiff(i + 1)
+            except Exception as exc:  # noqa: BLE001 - SymPy raises several kinds here
+                raise SymgradError(f"symgrad does not know the derivative of "
+                                   f"{type(node).__name__}: {exc}") from None
+            if partial.has(sympy.Derivative, sympy.Subs):
+                raise SymgradError(f"symgrad does not know the derivative of {type(node).__name__}")
+        terms.append(partial * da)
+    return sympy.Add(*terms)
+
+
+def reached_symbols(program, output):
+    """Symbols the output depends on through unstopped paths (TF's "connected")."""
+    reached = set(active_symbols(output))
+    for a in reversed(program.assignments):
+        if a.target in reached:
+            reached.update(active_symbols(a.expr))
+    return reached
+
+
+def differentiate(program, wrt, strategy="auto", unconnected="zero"):
+    """Build the derivative Program of ``program``: one output per (output, wrt) pair.
+
+    Args:
+        program: the primal ``Program``.
+        wrt: tuple of parameter names, in result order.
+        strategy: "auto", "symbolic" or "reverse" (see the module docstring).
+        unconnected: "zero" gives 0 for a wrt no output depends on, "none" gives None.
+
+    Returns:
+        A ``Program`` with the same parameters, the primal assignments followed by adjoint
+        assignments, and outputs ordered output-major (``d<out0>_d<wrt0>``, ``d<out0>_d<wrt1>`` ...),
+        named in ``output_names``. An output is ``None`` where unconnected="none" applies.
+
+    Raises:
+        OptionError: an unknown strategy, an unknown ``unconnected``, or a wrt not a parameter.
+        SymgradError: an expression symgrad cannot differentiate.
+    """
+    if strategy not in STRATEGIES:
+        raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    if unconnected not in ("zero", "none"):
+        raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
+    by_name = dict(zip(program.param_names, program.params))
+    symbols = [by_name[w] for w in wrt]
+    if strategy == "auto":
+        strategy = "symbolic" if all(
+            tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES
+            for out in _substituted(program)) else "reverse"
+    names = set(program.names)
+    assignments = list(program.assignments)
+    outputs, output_names = [], []
+    full = _substituted(program) if strategy == "symbolic" else None
+    for index, (out, out_name) in enumerate(zip(program.outputs, program.output_names)):
+        reached = reached_symbols(program, out)
+        if strategy == "symbolic":
+            grads = _symbolic(program, full[index], symbols)
+        else:
+            grads = _reverse(program, out, out_name, symbols, names, assignments)
+        for w, symbol, g in zip(wrt, symbols, grads):
+            if unconnected == "none" and symbol not in reached:
+                g = None
+            outputs.append(g)
+            output_names.append(f"d{out_name}_d{w}")
+    return Program(name=program.name, params=program.params, defaults=program.defaults,
+                   assignments=assignments, outputs=tuple(outputs),
+                   output_names=tuple(output_names), origin=program.origin,
+                   static=dict(program.static), names=names)
+
+
+def _substituted(program):
+    values = {}
+    for a in program.assignments:
+        values[a.target] = a.expr.xreplace(values)
+    return [out.xreplace(values) for out in program.outputs]
+
+
+def _symbolic(program, full_output, symbols):
+    values, names_back = {}, {}
+    for a in program.assignments:
+        values[a.target] = a.expr.xreplace(values)
+        names_back[values[a.target]] = a.target
+    memo = {}
+    return [derivative(full_output, s, memo).xreplace(names_back) for s in symbols]
+
+
+def _reverse(program, out, out_name, symbols, names, assignments):
+    """Adjoint accumulation; appends the adjoint assignments it creates to ``assignments``."""
+    adjoints = {}  # symbol -> list of contributions to its adjoint (v_bar)
+
+    def push(expr, seed):
+        memo = {}
+        for s in active_symbols(expr):
+            partial = derivative(expr, s, memo)
+            if partial != 0:
+                adjoints.setdefault(s, []).append(seed * partial)
+
+    push(out, S.One)
+    for a in reversed(program.assignments):
+        parts = adjoints.pop(a.target, None)
+        if not parts:
+            continue
+        total = sympy.Add(*parts)
+        if total == 0:
+            continue
+        if not total.is_Atom:
+            symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
+            assignments.append(Assignment(symbol, total))
+            total = symbol
+        push(a.expr, total)
+    return [sympy.Add(*adjoints.get(s, [])) for s in symbols]

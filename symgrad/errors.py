@@ -1,0 +1,67 @@
+"""The exceptions symgrad raises, each carrying where in the user's source it applies.
+
+Every error says what went wrong, where (file, line, column, the line itself) and what to do instead,
+in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A place in the user's source.
+
+    Attributes:
+        filename: the real file name the function was read from (``<stdin>`` style names allowed).
+        lineno: 1-based line number in that file.
+        col: 0-based column offset (as ``ast`` reports it).
+        text: the whole source line, without its trailing newline ("" when unknown).
+    """
+
+    filename: str
+    lineno: int
+    col: int
+    text: str = ""
+
+
+class SymgradError(Exception):
+    """Base class of every error symgrad raises on purpose."""
+
+
+class OptionError(SymgradError, ValueError):
+    """An option of ``grad`` and its family is invalid (unknown ``wrt`` name, bad ``unconnected`` ...).
+
+    Also a ``ValueError``, so code catching ``ValueError`` for bad arguments keeps working.
+    """
+
+
+class OutputShapeError(SymgradError, TypeError):
+    """The function returns the wrong shape for what was asked (a tuple where ``grad`` needs a scalar).
+
+    Also a ``TypeError``, as JAX's ``grad`` raises for a non-scalar output.
+    """
+
+
+class SourceUnavailableError(SymgradError):
+    """The source of a function cannot be read (a builtin, a lambda typed at the prompt, C code)."""
+
+
+class UnsupportedSyntaxError(SymgradError, SyntaxError):
+    """A construct symgrad does not differentiate, reported like Python's own ``SyntaxError``.
+
+    Args:
+        what: what is not supported, e.g. "`while` loops are not supported".
+        location: the ``SourceLocation`` of the offending node, or None when unknown.
+        hint: what to do instead, e.g. "rewrite as `for i in range(N)` with N known at build time".
+
+    ``str(error)`` reads ``"<what>: <hint> (<file>, line <n>)"``; ``.filename``, ``.lineno``,
+    ``.offset`` (1-based column, as SyntaxError) and ``.text`` are set from the location.
+    """
+
+    def __init__(self, what, location=None, hint=None):
+        message = f"{what}: {hint}" if hint else what
+        self.what, self.hint, self.location = what, hint, location
+        if location is None:
+            super().__init__(message)
+        else:
+            super().__init__(message, (location.filename, location.lineno, location.col + 1,
+                                       location.text))

@@ -1,0 +1,615 @@
+"""Python source → ``Program``: the only module that reads Python syntax.
+
+Default deny: every statement and expression kind is handled by name below; anything else raises
+``UnsupportedSyntaxError`` at its own line and column. How each construct becomes SymPy:
+
+- assignments bind SSA symbols (``t``, ``t_1`` ...) at the top level of the function; inside a
+  branch they bind expressions, merged after the ``if`` into one ``Piecewise`` assignment, so nothing
+  a branch computes is ever evaluated when the branch is not taken;
+- an ``if`` whose branches ``return`` is read as two paths, each with the rest of the block;
+- an ``if`` whose condition is known at build time keeps only the branch taken;
+- ``for ... in range(N)`` (N known at build time) and loops over constant tuples are unrolled;
+- calls: ``stop_gradient`` in every spelling → ``StopGradient``; a callable with a row in
+  ``rules.RULES`` → its SymPy function; another plain Python function → its body inlined.
+"""
+import ast
+import types
+
+import sympy
+
+from . import rules
+from .errors import UnsupportedSyntaxError
+from .program import Assignment, Program, fresh_name, real_symbol
+from .rules import StopGradient, power
+from .source import read_source
+
+_BINARY = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.Pow: power,
+    ast.FloorDiv: lambda a, b: sympy.floor(a / b),
+    ast.Mod: sympy.Mod,
+}
+_COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
+            ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
+_LOOP_HINT = "rewrite as `for i in range(N)` with N known when the gradient is built"
+_REJECTED = {
+    ast.While: ("`while` loops are not supported", _LOOP_HINT),
+    ast.Try: ("`try` is not supported", "differentiate the code inside it"),
+    ast.With: ("`with` is not supported", "differentiate the code inside it"),
+    ast.Global: ("`global` is not supported", "read module constants without declaring them"),
+    ast.Nonlocal: ("`nonlocal` is not supported", "pass the value as a parameter"),
+    ast.Raise: ("`raise` is not supported", "check inputs before calling the gradient"),
+    ast.Assert: ("`assert` is not supported", "check inputs before calling the gradient"),
+    ast.Delete: ("`del` is not supported", "remove it"),
+    ast.Import: ("`import` inside the function is not supported", "import at module level"),
+    ast.ImportFrom: ("`import` inside the function is not supported", "import at module level"),
+    ast.FunctionDef: ("a nested `def` is not supported", "define the helper at module level"),
+    ast.AsyncFunctionDef: ("`async def` is not supported", "use a plain `def`"),
+    ast.ClassDef: ("a `class` inside the function is not supported", "define it outside"),
+    ast.Break: ("`break` is not supported", "loop over exactly the iterations needed"),
+    ast.Continue: ("`continue` is not supported", "use `if` inside the loop"),
+    ast.Yield: ("`yield` is not supported", "return a value"),
+    ast.YieldFrom: ("`yield from` is not supported", "return a value"),
+    ast.Await: ("`await` is not supported", "use a plain function"),
+    ast.Lambda: ("a `lambda` inside the function is not supported",
+                 "define a helper with `def` at module level"),
+    ast.NamedExpr: ("the walrus operator `:=` is not supported", "use a plain assignment"),
+    ast.ListComp: ("comprehensions are not supported", "use a `for i in range(N)` loop"),
+    ast.GeneratorExp: ("generator expressions are not supported", "use a `for` loop"),
+    ast.DictComp: ("comprehensions are not supported", "use a `for` loop"),
+    ast.SetComp: ("comprehensions are not supported", "use a `for` loop"),
+    ast.Dict: ("dictionaries are not supported", "use separate variables"),
+    ast.Set: ("sets are not supported", "use separate variables"),
+    ast.JoinedStr: ("strings are not supported", "remove it"),
+    ast.Starred: ("`*` unpacking is not supported", "pass the arguments one by one"),
+    ast.Match: ("`match` is not supported", "use `if`/`elif`/`else`"),
+    ast.AsyncFor: ("`async for` is not supported", "use a plain `for`"),
+    ast.AsyncWith: ("`async with` is not supported", "differentiate the code inside it"),
+}
+
+
+class _Py:
+    """A Python object a name resolves to at build time (a module, a callable, a constant tuple)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+class _Undefined:
+    """A name bound on only one path of an ``if``: any later use is an error."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+class _Frame:
+    """One function being read (the primal or an inlined helper): its source and local names."""
+
+    def __init__(self, src, env, primary):
+        self.src, self.env, self.primary = src, env, primary
+        self.locals = {n.id for n in ast.walk(src.node)
+                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def branch(self):
+        copy = _Frame.__new__(_Frame)
+        copy.src, copy.env, copy.primary, copy.locals = self.src, dict(self.env), self.primary, \
+            self.locals
+        return copy
+
+
+def to_program(function, stop_gradients=()):
+    """Read a Python function into a ``Program``.
+
+    Args:
+        function: a plain Python function of float parameters returning a float or a tuple.
+        stop_gradients: names of parameters or intermediate variables of ``function`` to treat as
+            constants (each value they are bound to is wrapped in ``StopGradient``).
+
+    Returns:
+        A ``Program``.
+
+    Raises:
+        UnsupportedSyntaxError: a construct outside SPEC section 4, at its file, line and column.
+        SourceUnavailableError: the source of ``function`` or of a helper it calls cannot be read.
+        OptionError: a name in ``stop_gradients`` is not a parameter or variable of ``function``.
+    """
+    return _Reader(frozenset(stop_gradients)).read(function)
+
+
+class _Reader:
+    def __init__(self, stop_names):
+        self.stop_names = stop_names
+        self.assignments = []
+        self.names = set()  # SSA names taken
+        self.source_names = set()  # names the user wrote in the primal
+        self.depth = 0  # > 0 while reading a branch whose condition is unknown at build time
+        self.inlining = []
+
+    # --- the function -----------------------------------------------------------------------
+    def read(self, function):
+        src = read_source(function)
+        node = src.node
+        args = node.args
+        for bad, what in ((args.vararg, "`*args`"), (args.kwarg, "`**kwargs`")):
+            if bad is not None:
+                self.fail(bad, _Frame(src, {}, True), f"{what} parameters are not supported",
+                          "list the parameters one by one")
+        if args.kwonlyargs:
+            self.fail(args.kwonlyargs[0], _Frame(src, {}, True),
+                      "keyword-only parameters are not supported", "make them positional")
+        names = [a.arg for a in args.posonlyargs + args.args]
+        self.names.update(names)
+        self.source_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        defaults = tuple(function.__defaults__ or ())
+        frame = _Frame(src, {}, True)
+        for value, arg in zip(defaults, (args.posonlyargs + args.args)[len(names) - len(defaults):]):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                self.fail(arg, frame, f"the default of `{arg.arg}` is not a number",
+                          "give parameters int or float defaults only")
+        default_of = dict(zip(names[len(names) - len(defaults):], defaults))
+        static = {name: default_of[name] for name in self._range_names(node, names)
+                  if isinstance(default_of.get(name), int)}
+        params = tuple(real_symbol(n) for n in names)
+        for name, symbol in zip(names, params):
+            value = sympy.Integer(static[name]) if name in static else symbol
+            frame.env[name] = StopGradient(value) if name in self.stop_names else value
+        body = node.body if isinstance(node, ast.FunctionDef) else [
+            ast.copy_location(ast.Return(value=node.body), node.body)]
+        result = self.block(body, frame)
+        if result is None:
+            self.fail(node, frame, f"`{src.name}` does not return a value",
+                      "end the function with `return <expression>`")
+        outputs = result if isinstance(result, tuple) else (result,)
+        for out in outputs:
+            if not isinstance(out, sympy.Expr):
+                self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
+        self._check_stop_names(frame)
+        return Program(
+            name=src.name, params=params, defaults=defaults, assignments=self.assignments,
+            outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
+            origin=f"{src.filename}, line {node.lineno}", static=static, names=self.names | self.source_names)
+
+    @staticmethod
+    def _range_names(node, names):
+        found = []
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+                    and call.func.id == "range":
+                found += [n.id for a in call.args for n in ast.walk(a)
+                          if isinstance(n, ast.Name) and n.id in names]
+        return list(dict.fromkeys(found))
+
+    @staticmethod
+    def _output_names(node, name, count):
+        if count == 1:
+            return (name,)
+        last = node.body[-1] if isinstance(node, ast.FunctionDef) and node.body else None
+        if isinstance(last, ast.Return) and isinstance(last.value, ast.Tuple):
+            ids = [e.id if isinstance(e, ast.Name) else None for e in last.value.elts]
+            if None not in ids and len(set(ids)) == count:
+                return tuple(ids)
+        return tuple(f"{name}_{i}" for i in range(count))
+
+    def _check_stop_names(self, frame):
+        from .errors import OptionError
+        unknown = sorted(n for n in self.stop_names if n not in frame.locals and n not in {
+            a.arg for a in frame.src.node.args.args + frame.src.node.args.posonlyargs})
+        if unknown:
+            raise OptionError(f"stop_gradients names {unknown} that `{frame.src.name}` never binds")
+
+    # --- statements ---------------------------------------------------------------------------
+    def block(self, stmts, frame):
+        """Read statements in order; return the returned value, or None if control falls off."""
+        for k, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return):
+                if stmt.value is None:
+                    self.fail(stmt, frame, "`return` without a value", "return a number")
+                return self.value(stmt.value, frame)
+            if isinstance(stmt, ast.If):
+                cond = self.condition(stmt.test, frame)
+                rest = stmts[k + 1:]
+                if cond is sympy.true or cond is sympy.false:
+                    return self.block((stmt.body if cond else stmt.orelse) + rest, frame)
+                if _contains(stmt, ast.Return):
+                    results = [self.branch(part + rest, frame) for part in (stmt.body, stmt.orelse)]
+                    if None in results:
+                        self.fail(stmt, frame, "not every path through this `if` returns a value",
+                                  "add a `return` to each branch or after the `if`")
+                    return self.select(cond, results[0], results[1], stmt, frame)
+                envs = []
+                for part in (stmt.body, stmt.orelse):
+                    sub = frame.branch()
+                    self.depth += 1
+                    self.block(part, sub)
+                    self.depth -= 1
+                    envs.append(sub.env)
+                self.merge(cond, envs, stmt, frame)
+                continue
+            self.statement(stmt, frame)
+        return None
+
+    def branch(self, stmts, frame):
+        self.depth += 1
+        try:
+            return self.block(stmts, frame.branch())
+        finally:
+            self.depth -= 1
+
+    def merge(self, cond, envs, node, frame):
+        then_env, else_env = envs
+        for name in dict.fromkeys([*then_env, *else_env]):
+            a, b = then_env.get(name), else_env.get(name)
+            if a is b:
+                frame.env[name] = a
+            elif a is None or b is None or isinstance(a, _Undefined) or isinstance(b, _Undefined):
+                frame.env[name] = _Undefined(name)
+            else:
+                self.bind(name, self.select(cond, a, b, node, frame), node, frame, stop=False)
+
+    def select(self, cond, a, b, node, frame):
+        """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples."""
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
+                self.fail(node, frame, "the branches give tuples of different lengths",
+                          "return the same number of values on every path")
+            return tuple(self.select(cond, x, y, node, frame) for x, y in zip(a, b))
+        a, b = self.number(a, node, frame), self.number(b, node, frame)
+        if a == b:
+            return a
+        return sympy.Piecewise((a, cond), (b, True))
+
+    def statement(self, stmt, frame):
+        if isinstance(stmt, ast.Assign):
+            value = self.value(stmt.value, frame)
+            for target in stmt.targets:
+                self.assign(target, value, stmt, frame)
+        elif isinstance(stmt, ast.AugAssign):
+            if not isinstance(stmt.target, ast.Name):
+                self.fail(stmt, frame, "attribute or item assignment is not supported",
+                          "assign to a plain name")
+            current = self.value(ast.copy_location(ast.Name(stmt.target.id, ast.Load()), stmt),
+                                 frame)
+            value = self.binary(stmt.op, current, self.value(stmt.value, frame), stmt, frame)
+            self.bind(stmt.target.id, value, stmt, frame)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.assign(stmt.target, self.value(stmt.value, frame), stmt, frame)
+        elif isinstance(stmt, ast.Expr):
+            if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
+                self.fail(stmt, frame, "an expression statement (such as a call to `print`) "
+                          "is not supported", "remove it: its effect would not be in the gradient")
+        elif isinstance(stmt, ast.Pass):
+            pass
+        elif isinstance(stmt, ast.For):
+            self.loop(stmt, frame)
+        else:
+            self.reject(stmt, frame)
+
+    def assign(self, target, value, node, frame):
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, node, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.sequence(value, target, frame)
+            if len(items) != len(target.elts):
+                self.fail(target, frame, f"cannot unpack {len(items)} values into "
+                          f"{len(target.elts)} names", "match the number of names and values")
+            for t, v in zip(target.elts, items):
+                self.assign(t, v, node, frame)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            self.fail(target, frame, "attribute or item assignment is not supported",
+                      "assign to a plain name")
+        else:
+            self.reject(target, frame)
+
+    def bind(self, name, value, node, frame, stop=True):
+        if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan):
+            self.fail(node, frame, "this value is a division by zero or undefined for every input",
+                      "check the expression")
+        if stop and frame.primary and name in self.stop_names:
+            value = StopGradient(self.number(value, node, frame))
+        if isinstance(value, sympy.Expr) and not value.is_Atom and self.depth == 0:
+            symbol = real_symbol(fresh_name(name, self.names, self.source_names))
+            self.assignments.append(Assignment(symbol, value))
+            value = symbol
+        frame.env[name] = value
+
+    def loop(self, stmt, frame):
+        if stmt.orelse:
+            self.fail(stmt, frame, "`for ... else` is not supported", "remove the `else`")
+        for kind, word in ((ast.Return, "`return`"), (ast.Break, "`break`"),
+                           (ast.Continue, "`continue`")):
+            inner = _first(stmt, kind)
+            if inner is not None:
+                self.fail(inner, frame, f"{word} inside a `for` loop is not supported",
+                          "compute the value in the loop and return after it")
+        it = stmt.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                and self.lookup(it.func, frame) is range:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                self.fail(it, frame, "range() takes 1 to 3 positional arguments", _LOOP_HINT)
+            items = [sympy.Integer(i) for i in range(*[self.integer(a, frame) for a in it.args])]
+        else:
+            items = self.sequence(self.value(it, frame), it, frame)
+        for item in items:
+            self.assign(stmt.target, item, stmt, frame)
+            self.block(stmt.body, frame)
+
+    # --- expressions --------------------------------------------------------------------------
+    def value(self, node, frame):
+        """The value of an expression node: a SymPy expression or boolean, a tuple, or ``_Py``."""
+        if isinstance(node, ast.Constant):
+            return self.constant(node.value, node, frame)
+        if isinstance(node, ast.Name):
+            return self.name(node, frame)
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value, frame)
+            if not isinstance(base, _Py):
+                self.fail(node, frame, f"attribute `.{node.attr}` of a number is not supported",
+                          "use math functions on the value")
+            try:
+                return self.python(getattr(base.obj, node.attr), node, frame)
+            except AttributeError:
+                self.fail(node, frame, f"`{_dotted(node)}` does not exist", "check the spelling")
+        if isinstance(node, ast.BinOp):
+            return self.binary(node.op, self.value(node.left, frame),
+                               self.value(node.right, frame), node, frame)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return sympy.Not(self.condition(node.operand, frame))
+            operand = self.number(self.value(node.operand, frame), node, frame)
+            if isinstance(node.op, ast.USub):
+                return -operand
+            if isinstance(node.op, ast.UAdd):
+                return operand
+        if isinstance(node, (ast.Compare, ast.BoolOp)):
+            return self.condition(node, frame)
+        if isinstance(node, ast.IfExp):
+            cond = self.condition(node.test, frame)
+            if cond is sympy.true or cond is sympy.false:
+                return self.value(node.body if cond else node.orelse, frame)
+            return self.select(cond, self.value(node.body, frame),
+                               self.value(node.orelse, frame), node, frame)
+        if isinstance(node, ast.Call):
+            return self.call(node, frame)
+        if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
+            return tuple(self.value(e, frame) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            items = self.sequence(self.value(node.value, frame), node, frame)
+            index = self.integer(node.slice, frame)
+            if not -len(items) <= index < len(items):
+                self.fail(node, frame, f"index {index} is out of range", "check the index")
+            return items[index]
+        return self.reject(node, frame)
+
+    def constant(self, value, node, frame):
+        if isinstance(value, bool):
+            return sympy.true if value else sympy.false
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                self.fail(node, frame, "infinite or nan constants are not supported",
+                          "use a finite number")
+            return sympy.Float(value)
+        return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
+                         "use int or float numbers")
+
+    def python(self, obj, node, frame):
+        """A build-time Python object as a value: numbers become SymPy numbers."""
+        if isinstance(obj, (bool, int, float)):
+            return self.constant(obj, node, frame)
+        if isinstance(obj, (tuple, list)):
+            return tuple(self.python(o, node, frame) for o in obj)
+        if hasattr(obj, "item") and hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():
+            return self.constant(obj.item(), node, frame)  # a NumPy scalar constant
+        return _Py(obj)
+
+    def name(self, node, frame):
+        if node.id in frame.env:
+            value = frame.env[node.id]
+            if isinstance(value, _Undefined):
+                self.fail(node, frame, f"`{node.id}` is assigned on only some paths of an `if`",
+                          "assign it before the `if` or in every branch")
+            return value
+        if node.id in frame.locals:
+            self.fail(node, frame, f"`{node.id}` is used before it is assigned",
+                      "assign it first")
+        found, obj = frame.src.lookup(node.id)
+        if not found:
+            self.fail(node, frame, f"name `{node.id}` is not defined",
+                      "define it at module level or pass it as a parameter")
+        return self.python(obj, node, frame)
+
+    def lookup(self, node, frame):
+        value = self.value(node, frame)
+        return value.obj if isinstance(value, _Py) else None
+
+    def binary(self, op, a, b, node, frame):
+        make = _BINARY.get(type(op))
+        if make is None:
+            return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
+                             "use + - * / ** // %")
+        return make(self.number(a, node, frame), self.number(b, node, frame))
+
+    def number(self, value, node, frame):
+        if isinstance(value, sympy.Expr):
+            return value
+        what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
+                "a tuple" if isinstance(value, tuple) else f"`{_describe(value)}`")
+        return self.fail(node, frame, f"{what} is used where a number is needed",
+                         "use numbers in arithmetic and comparisons in conditions only")
+
+    def integer(self, node, frame):
+        value = self.value(node, frame)
+        if isinstance(value, sympy.Integer):
+            return int(value)
+        return self.fail(node, frame, "this must be an integer known when the gradient is built",
+                         "use a literal, a module constant, a closure variable or a parameter "
+                         "default")
+
+    def sequence(self, value, node, frame):
+        if isinstance(value, tuple):
+            return value
+        return self.fail(node, frame, "a tuple or list of numbers is needed here",
+                         "use a module-level tuple of numbers or a tuple expression")
+
+    def condition(self, node, frame):
+        """A test as a SymPy boolean (``sympy.true``/``false`` when decided at build time)."""
+        if isinstance(node, ast.Compare):
+            parts, left = [], self.number(self.value(node.left, frame), node, frame)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.number(self.value(right_node, frame), node, frame)
+                make = _COMPARE.get(type(op))
+                if make is None:
+                    self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
+                              "compare numbers with < <= > >= == !=")
+                parts.append(make(left, right))
+                left = right
+            return sympy.And(*parts)
+        if isinstance(node, ast.BoolOp):
+            parts = [self.condition(v, frame) for v in node.values]
+            return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
+        value = self.value(node, frame)
+        if isinstance(value, sympy.logic.boolalg.Boolean):
+            return value
+        return sympy.Ne(self.number(value, node, frame), 0)
+
+    def call(self, node, frame):
+        if _dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
+            return StopGradient(self.single_argument(node, frame))
+        func = self.value(node.func, frame)
+        if not isinstance(func, _Py) or not callable(func.obj):
+            return self.fail(node, frame, "this is not a function", "call functions only")
+        obj = func.obj
+        if obj is rules.stop_gradient:
+            return StopGradient(self.single_argument(node, frame))
+        if obj is len:
+            return sympy.Integer(len(self.sequence(self.value(node.args[0], frame), node, frame)))
+        rule = rules.rule_for_callable(obj)
+        if rule is not None:
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                self.fail(node, frame, f"keyword or `*` arguments to `{_dotted(node.func)}` are "
+                          "not supported", "pass plain positional arguments")
+            args = [self.number(self.value(a, frame), a, frame) for a in node.args]
+            if len(args) not in rule.nargs:
+                self.fail(node, frame, f"`{_dotted(node.func)}` with {len(args)} arguments is not "
+                          "supported", f"pass {' or '.join(map(str, rule.nargs))} numbers")
+            try:
+                return (rule.build or rule.sympy)(*args)
+            except (TypeError, ValueError) as exc:
+                return self.fail(node, frame, f"`{_dotted(node.func)}` cannot be applied here: "
+                                 f"{exc}", "pass numbers")
+        if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
+            return self.inline(obj, node, frame)
+        return self.fail(node, frame, f"symgrad does not know the derivative of "
+                         f"`{_dotted(node.func) or _describe(obj)}`",
+                         "use math/numpy functions symgrad knows (docs/language.md) or a plain "
+                         "Python helper whose source is available")
+
+    def single_argument(self, node, frame):
+        if len(node.args) != 1 or node.keywords:
+            self.fail(node, frame, "stop_gradient takes exactly one argument", "pass one value")
+        value = self.value(node.args[0], frame)
+        if isinstance(value, tuple):
+            return tuple(StopGradient(self.number(v, node, frame)) for v in value)
+        return self.number(value, node, frame)
+
+    def inline(self, helper, node, frame):
+        if helper in self.inlining or helper is getattr(frame.src, "function", None):
+            self.fail(node, frame, f"recursion (`{helper.__name__}` calls itself) is not supported",
+                      "rewrite it as a `for` loop with a count known at build time")
+        src = read_source(helper)
+        hnode = src.node
+        if getattr(hnode, "decorator_list", None):
+            self.fail(node, frame, f"the helper `{helper.__name__}` has a decorator",
+                      "call an undecorated function")
+        params = [a.arg for a in hnode.args.posonlyargs + hnode.args.args]
+        if hnode.args.vararg or hnode.args.kwarg or hnode.args.kwonlyargs:
+            self.fail(node, frame, f"the helper `{helper.__name__}` takes `*args`, `**kwargs` or "
+                      "keyword-only parameters", "give it plain positional parameters")
+        env = {}
+        if len(node.args) > len(params):
+            self.fail(node, frame, f"too many arguments to `{helper.__name__}`", "check the call")
+        for name, arg in zip(params, node.args):
+            if isinstance(arg, ast.Starred):
+                self.reject(arg, frame)
+            env[name] = self.value(arg, frame)
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in params or kw.arg in env:
+                self.fail(node, frame, f"bad keyword argument to `{helper.__name__}`",
+                          "check the call")
+            env[kw.arg] = self.value(kw.value, frame)
+        defaults = helper.__defaults__ or ()
+        for name, default in zip(params[len(params) - len(defaults):], defaults):
+            env.setdefault(name, self.python(default, node, frame))
+        missing = [p for p in params if p not in env]
+        if missing:
+            self.fail(node, frame, f"`{helper.__name__}` is missing arguments {missing}",
+                      "check the call")
+        body = hnode.body if isinstance(hnode, ast.FunctionDef) else [
+            ast.copy_location(ast.Return(value=hnode.body), hnode.body)]
+        self.inlining.append(helper)
+        try:
+            result = self.block(body, _Frame(src, env, False))
+        finally:
+            self.inlining.pop()
+        if result is None:
+            self.fail(hnode, _Frame(src, env, False), f"`{helper.__name__}` does not return a "
+                      "value", "end it with `return <expression>`")
+        return result
+
+    # --- errors -------------------------------------------------------------------------------
+    def reject(self, node, frame):
+        what, hint = _REJECTED.get(type(node), (
+            f"`{type(node).__name__}` is not supported", "see docs/language.md for what is"))
+        return self.fail(node, frame, what, hint)
+
+    @staticmethod
+    def fail(node, frame, what, hint=None):
+        raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _dotted(node):
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _describe(obj):
+    return getattr(obj, "__qualname__", None) or type(obj).__name__
+
+
+def _walk_same_function(node):
+    """``ast.walk`` that does not enter nested function or class definitions."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                      ast.Lambda)):
+                stack.append(child)
+
+
+def _first(node, kind):
+    for sub in _walk_same_function(node):
+        if isinstance(sub, kind) and sub is not node:
+            return sub
+    return None
+
+
+def _contains(node, kind):
+    return _first(node, kind) is not None

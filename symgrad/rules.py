@@ -1,0 +1,279 @@
+"""THE table: every primitive function symgrad knows, one row each, and the derivatives SymPy lacks.
+
+A row says how a Python callable (``math.exp``, ``np.exp``, ``abs``, ``max`` ...) becomes a SymPy
+expression, how that SymPy function is printed for each backend, and its derivative when SymPy's own
+``fdiff`` is not the one we want (``derivative=None`` means "SymPy knows"; ``ZERO`` means the
+derivative is 0 everywhere it is defined, our convention at the jumps). Adding a supported function
+means adding one row here; ``tests/test_rules.py`` checks every row with no new test code.
+"""
+import builtins
+import importlib
+from dataclasses import dataclass
+
+import sympy
+from sympy import Function, Piecewise, S
+
+ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, Heaviside, sign)
+
+
+# --------------------------------------------------------------------------------------------
+def stop_gradient(x):
+    """Stop gradients: the identity at run time, a constant when symgrad differentiates.
+
+    The semantics of ``jax.lax.stop_gradient`` and ``tf.stop_gradient``: nothing flows back through
+    the value, even where the same sub-expression also appears outside it.
+
+    Args:
+        x: any value (float, int, NumPy array).
+
+    Returns:
+        ``x`` itself, unchanged.
+
+    >>> import symgrad
+    >>> from symgrad import stop_gradient
+    >>> def f(x):
+    ...     return x * stop_gradient(x)
+    >>> f(3.0)                       # at run time: 3 * 3
+    9.0
+    >>> symgrad.grad(f)(3.0)         # the stopped factor is a constant: d/dx = 3
+    3.0
+    """
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# SymPy functions of our own
+class StopGradient(Function):
+    """``stop_gradient(e)`` in a program: value ``e``, derivative 0 with respect to everything.
+
+    Never evaluated away except on numbers, so nothing inside it is ever differentiated.
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_Number:
+            return arg
+        if isinstance(arg, StopGradient):
+            return arg
+        return None
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_derivative(self, symbol):
+        return S.Zero
+
+    def fdiff(self, argindex=1):
+        return S.Zero
+
+
+class Round(Function):
+    """Python's ``round(x)``: round half to even, derivative 0 (SPEC section 6)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_Number:
+            return sympy.Integer(builtins.round(float(arg)))
+        return None
+
+    def _eval_is_real(self):
+        return True
+
+
+class Log1p(Function):
+    """``log(1 + x)`` computed without cancellation near 0, as ``math.log1p``."""
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return 1 / (1 + self.args[0])
+
+
+class Expm1(Function):
+    """``exp(x) - 1`` computed without cancellation near 0, as ``math.expm1``."""
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return sympy.exp(self.args[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Derivatives SymPy gets wrong for us or does not know
+def _extremum_partial(expr, i):
+    """∂max/∂a_i: 1 for the strict winner, ties split equally (max(x, y) at x = y gives 1/2 each,
+    as JAX, PyTorch, autograd, SymPy's Heaviside(0) and CasADi)."""
+    args = expr.args
+    if len(args) == 2:
+        other = args[1 - i]
+        return sympy.Heaviside(args[i] - other if isinstance(expr, sympy.Max) else other - args[i])
+    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, expr)), (0, True)) for a in args])
+    return Piecewise((1 / ties, sympy.Eq(args[i], expr)), (0, True))
+
+
+def _mod_partial(expr, i):
+    """a % b = a - b*floor(a/b), the quotient counted as constant: ∂/∂a = 1, ∂/∂b = -floor(a/b)."""
+    a, b = expr.args
+    return S.One if i == 0 else -sympy.floor(a / b)
+
+
+def _heaviside_lower(d, *rest):
+    return Piecewise((1, d > 0), (S.Half, sympy.Eq(d, 0)), (0, True))
+
+
+def _sign_lower(d):
+    return Piecewise((1, d > 0), (-1, d < 0), (0, True))
+
+
+def power(base, exponent):
+    """``base ** exponent`` as SymPy; a float exponent that is a whole or half number becomes exact
+    (``x ** 2.0`` → ``x**2``, ``x ** 0.5`` → ``sqrt(x)``), so derivatives simplify as by hand."""
+    if isinstance(exponent, sympy.Float) and (2 * exponent).is_integer:
+        exponent = sympy.Rational(int(2 * exponent), 2)
+    return sympy.Pow(base, exponent)
+
+
+def _log(x, base=None):
+    return sympy.log(x) if base is None else sympy.log(x) / sympy.log(base)
+
+
+def _at_least_two(make):
+    def build(*args):
+        if len(args) < 2:
+            raise TypeError("needs two or more numbers (an iterable argument is not supported)")
+        return make(*args)
+    return build
+
+
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rule:
+    """One primitive function.
+
+    Attributes:
+        python: dotted names of the Python callables it stands for ("math.exp", "numpy.exp").
+        sympy: the SymPy class the expression has (for printing and derivatives).
+        build: callable(*sympy_args) → SymPy expression; defaults to ``sympy``.
+        math: name printed for backend "math" ("math.exp", or a builtin "abs"); None = ``lower``.
+        numpy: name printed for backend "numpy" ("np.exp"); None = ``lower``.
+        derivative: None (SymPy's fdiff), ZERO, or callable(expr, i) → ∂expr/∂(args[i]).
+        lower: callable(*args) → an equivalent SymPy expression printable without this function.
+        domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1").
+        nargs: the numbers of arguments accepted from Python.
+    """
+
+    python: tuple
+    sympy: type
+    build: object = None
+    math: str = None
+    numpy: str = None
+    derivative: object = None
+    lower: object = None
+    domain: str = "real"
+    nargs: tuple = (1,)
+
+
+RULES = (
+    # --- arithmetic spelled as calls ---------------------------------------------------------
+    Rule(("abs", "math.fabs", "numpy.abs", "numpy.absolute", "numpy.fabs"), sympy.Abs,
+         math="abs", numpy="np.abs"),
+    Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
+         nargs=(2,)),
+    Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
+    Rule(("max", "numpy.maximum", "numpy.fmax"), sympy.Max, build=_at_least_two(sympy.Max),
+         math="max", numpy="np.maximum", derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
+    Rule(("min", "numpy.minimum", "numpy.fmin"), sympy.Min, build=_at_least_two(sympy.Min),
+         math="min", numpy="np.minimum", derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
+    Rule(("math.hypot", "numpy.hypot"), sympy.Pow,
+         build=lambda x, y: sympy.sqrt(x ** 2 + y ** 2), nargs=(2,)),
+    Rule(("numpy.square",), sympy.Pow, build=lambda x: x ** 2),
+    Rule(("math.sqrt", "numpy.sqrt"), sympy.Pow, build=sympy.sqrt, domain="positive"),
+    # --- exponentials and logarithms ---------------------------------------------------------
+    Rule(("math.exp", "numpy.exp"), sympy.exp, math="math.exp", numpy="np.exp"),
+    Rule(("math.log", "numpy.log"), sympy.log, build=_log, math="math.log", numpy="np.log",
+         domain="positive", nargs=(1, 2)),
+    Rule(("math.log2", "numpy.log2"), sympy.log, build=lambda x: _log(x, 2), domain="positive"),
+    Rule(("math.log10", "numpy.log10"), sympy.log, build=lambda x: _log(x, 10),
+         domain="positive"),
+    Rule(("math.log1p", "numpy.log1p"), Log1p, math="math.log1p", numpy="np.log1p",
+         domain="positive"),
+    Rule(("math.expm1", "numpy.expm1"), Expm1, math="math.expm1", numpy="np.expm1"),
+    # --- trigonometric and hyperbolic --------------------------------------------------------
+    Rule(("math.sin", "numpy.sin"), sympy.sin, math="math.sin", numpy="np.sin"),
+    Rule(("math.cos", "numpy.cos"), sympy.cos, math="math.cos", numpy="np.cos"),
+    Rule(("math.tan", "numpy.tan"), sympy.tan, math="math.tan", numpy="np.tan", domain="unit"),
+    Rule(("math.asin", "numpy.arcsin"), sympy.asin, math="math.asin", numpy="np.arcsin",
+         domain="unit"),
+    Rule(("math.acos", "numpy.arccos"), sympy.acos, math="math.acos", numpy="np.arccos",
+         domain="unit"),
+    Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan"),
+    Rule(("math.atan2", "numpy.arctan2"), sympy.atan2, math="math.atan2", numpy="np.arctan2",
+         domain="positive", nargs=(2,)),
+    Rule(("math.sinh", "numpy.sinh"), sympy.sinh, math="math.sinh", numpy="np.sinh"),
+    Rule(("math.cosh", "numpy.cosh"), sympy.cosh, math="math.cosh", numpy="np.cosh"),
+    Rule(("math.tanh", "numpy.tanh"), sympy.tanh, math="math.tanh", numpy="np.tanh"),
+    Rule(("math.asinh", "numpy.arcsinh"), sympy.asinh, math="math.asinh", numpy="np.arcsinh"),
+    Rule(("math.acosh", "numpy.arccosh"), sympy.acosh, math="math.acosh", numpy="np.arccosh",
+         domain=">1"),
+    Rule(("math.atanh", "numpy.arctanh"), sympy.atanh, math="math.atanh", numpy="np.arctanh",
+         domain="unit"),
+    Rule(("math.erf",), sympy.erf, math="math.erf"),
+    Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
+    # --- derivative 0 (SPEC section 6) -------------------------------------------------------
+    Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
+    Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
+         derivative=ZERO),
+    Rule(("math.ceil", "numpy.ceil"), sympy.ceiling, math="math.ceil", numpy="np.ceil",
+         derivative=ZERO),
+    # --- output only: appear in derivatives, never called by name ----------------------------
+    Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
+    Rule((), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
+    Rule((), sympy.Heaviside, numpy="np.heaviside", derivative=ZERO, lower=_heaviside_lower),
+    Rule((), StopGradient, derivative=ZERO),
+)
+
+STOP_GRADIENT_SPELLINGS = frozenset(
+    {"tf.stop_gradient", "jax.lax.stop_gradient", "lax.stop_gradient", "K.stop_gradient"})
+"""Calls spelled like this in the source are ``stop_gradient`` whatever the name is bound to."""
+
+
+def _resolve(dotted):
+    module, _, attr = dotted.rpartition(".")
+    try:
+        owner = importlib.import_module(module) if module else builtins
+    except ImportError:  # numpy is optional at run time
+        return None
+    return getattr(owner, attr, None)
+
+
+def _by_callable():
+    table = {}
+    for rule in RULES:
+        for dotted in rule.python:
+            obj = _resolve(dotted)
+            if obj is not None:
+                table[id(obj)] = (obj, rule)
+    return table
+
+
+_CALLABLES = _by_callable()
+_BY_CLASS = {}
+for _rule in RULES:
+    if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
+        _BY_CLASS.setdefault(_rule.sympy, _rule)
+
+
+def rule_for_callable(obj):
+    """The ``Rule`` whose Python spelling is the object ``obj`` (any alias), or None."""
+    found = _CALLABLES.get(id(obj))
+    return found[1] if found is not None and found[0] is obj else None
+
+
+def rule_for_class(cls):
+    """The ``Rule`` printing / differentiating SymPy class ``cls``, or None (SymPy defaults)."""
+    return _BY_CLASS.get(cls)
+

@@ -1,0 +1,138 @@
+"""Reading a function's source: function object → parsed AST with real file locations and namespaces.
+
+The only module that calls ``inspect``. Line numbers and columns of every node are shifted to the
+real file, so errors and the generated docstring name the user's file and line.
+"""
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
+
+
+@dataclass
+class FunctionSource:
+    """A parsed function and everything needed to resolve its names.
+
+    Attributes:
+        function: the Python function object.
+        node: its ``ast.FunctionDef`` (or ``ast.Lambda``), locations shifted to the real file.
+        filename: the file it was read from.
+        globals: the function's module namespace (read at build time).
+        closure: free variable name → value, for closures.
+    """
+
+    function: types.FunctionType
+    node: ast.AST
+    filename: str
+    globals: dict
+    closure: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return self.function.__name__ if self.function.__name__ != "<lambda>" else "lambda"
+
+    def location(self, node):
+        """The ``SourceLocation`` of an AST node of this function."""
+        lineno = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) or 0
+        text = linecache.getline(self.filename, lineno).rstrip("\n")
+        return SourceLocation(self.filename, lineno, col, text)
+
+    def lookup(self, name):
+        """Resolve a free name as Python would: closure, then module globals, then builtins.
+
+        Returns ``(True, value)`` or ``(False, None)`` when the name is not bound anywhere.
+        """
+        if name in self.closure:
+            return True, self.closure[name]
+        if name in self.globals:
+            return True, self.globals[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+
+def read_source(function):
+    """Parse a Python function's source.
+
+    Args:
+        function: a plain Python function (``def`` or a lambda written in a file).
+
+    Returns:
+        A ``FunctionSource``.
+
+    Raises:
+        SourceUnavailableError: ``function`` is not a Python function, or its source cannot be read
+            (builtins, C extensions, code typed at the interactive prompt, ``exec`` strings).
+        UnsupportedSyntaxError: a lambda that shares its line with another lambda.
+    """
+    if not isinstance(function, types.FunctionType):
+        raise SourceUnavailableError(
+            f"cannot read the source of {function!r}: symgrad differentiates plain Python functions "
+            "defined with `def` in a file")
+    try:
+        lines, first = inspect.getsourcelines(function)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f"cannot read the source of `{function.__qualname__}` ({exc}): define it with `def` in a "
+            "file (functions typed at the interactive prompt or built by exec have no source)"
+        ) from None
+    filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = _indent_width(text, dedented)
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError:
+        # a lambda in the middle of an expression spanning lines: parse the line as an expression
+        try:
+            tree = ast.parse("(" + dedented.strip() + ")")
+        except SyntaxError as exc:
+            raise SourceUnavailableError(
+                f"cannot parse the source of `{function.__qualname__}`: {exc.msg}") from None
+        indent -= 1
+    for node in ast.walk(tree):
+        if hasattr(node, "lineno"):
+            node.lineno += first - 1
+            node.col_offset += indent
+            if getattr(node, "end_lineno", None) is not None:
+                node.end_lineno += first - 1
+    node = _find_definition(tree, function, filename)
+    closure = {}
+    if function.__closure__:
+        for name, cell in zip(function.__code__.co_freevars, function.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # an empty cell: the variable is not bound yet
+                pass
+    return FunctionSource(function, node, filename, function.__globals__, closure)
+
+
+def _indent_width(text, dedented):
+    first = text.splitlines()[0] if text else ""
+    first_dedented = dedented.splitlines()[0] if dedented else ""
+    return len(first) - len(first_dedented)
+
+
+def _find_definition(tree, function, filename):
+    name = function.__name__
+    if name == "<lambda>":
+        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+        if len(lambdas) != 1:
+            line = lambdas[1] if lambdas else tree
+            raise UnsupportedSyntaxError(
+                "cannot tell which lambda on this line to differentiate",
+                SourceLocation(filename, getattr(line, "lineno", function.__code__.co_firstlineno),
+                               getattr(line, "col_offset", 0),
+                               linecache.getline(filename, function.__code__.co_firstlineno).rstrip()),
+                "define the function with `def`")
+        return lambdas[0]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    raise SourceUnavailableError(f"cannot find `def {name}` in the source read for it")
