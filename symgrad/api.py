@@ -1,6 +1,8 @@
 """The public entry points: ``grad`` and ``GradientFunction``; the family builds on ``build``."""
 import functools
 
+from sympy.core.parameters import distribute
+
 from .cache import BuildCache, compile_gradient
 from .differentiate import STRATEGIES, differentiate
 from .emit import BACKENDS, emit
@@ -106,6 +108,12 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    with distribute(False):  # keep 2*(x - y) as written: SymPy would expand it to 2*x - 2*y
+        built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+    return _CACHE.put(f, key, built)
+
+
+def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
     if isinstance(f, GradientFunction):
         if stop_gradients:
             raise OptionError("stop_gradients cannot be applied to a GradientFunction: pass them "
@@ -121,14 +129,12 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
             f"grad needs a function returning one number; `{program.name}` returns "
             f"{len(program.outputs)}: use symgrad.jacobian, or symgrad.vjp with cotangents")
     derivative = differentiate(program, names, strategy=strategy, unconnected=unconnected)
-    derivative.name = f"{kind}_{program.name}"
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names,
                         as_tuple=not single)
     derivative.name = name
     function = compile_gradient(source, name, backend)
-    built = GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
-                             kind=kind)
-    return _CACHE.put(f, key, built)
+    return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
+                            kind=kind)
 
 
 def normalize_wrt(program, wrt):

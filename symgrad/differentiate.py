@@ -7,7 +7,8 @@
   from last to first, the adjoint of each target (``v_bar = ∂out/∂v``, an expression) is summed and
   pushed to the symbols its expression uses: ``u_bar += v_bar · ∂φ/∂u``, each local ∂ of one small
   expression. Cost grows linearly with the program (the cheap-gradient principle).
-- ``auto``: ``symbolic`` while the substituted outputs stay small, else ``reverse``.
+- ``auto``: ``symbolic`` for a program that is one small expression (no assignments), else
+  ``reverse``, which keeps the primal's intermediate names in the derivative.
 
 Local derivatives come from SymPy's ``fdiff`` of each function, except where ``rules.RULES`` gives
 our convention; sums, products, powers and ``Piecewise`` are differentiated here, so ``x**y`` gives
@@ -22,7 +23,7 @@ from .rules import ZERO, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
-"""``auto`` uses ``symbolic`` while every substituted output has at most this many tree nodes."""
+"""``auto`` uses ``symbolic`` for a single expression of at most this many tree nodes."""
 
 
 def derivative(expr, symbol, memo=None):
@@ -147,7 +148,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
     by_name = dict(zip(program.param_names, program.params))
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
-        strategy = "symbolic" if all(
+        strategy = "symbolic" if not program.assignments and all(
             tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES
             for out in _substituted(program)) else "reverse"
     names = set(program.names)
@@ -191,11 +192,13 @@ def _reverse(program, out, out_name, symbols, names, assignments):
     """Adjoint accumulation; appends the adjoint assignments it creates to ``assignments``."""
     adjoints = {}  # symbol -> list of contributions to its adjoint (v_bar)
 
-    def push(expr, seed):
+    def push(expr, seed, names_back=None):
         memo = {}
         for s in active_symbols(expr):
             partial = derivative(expr, s, memo)
             if partial != 0:
+                if names_back:
+                    partial = partial.xreplace(names_back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
     push(out, S.One)
@@ -210,5 +213,15 @@ def _reverse(program, out, out_name, symbols, names, assignments):
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
             total = symbol
-        push(a.expr, total)
+        push(a.expr, total, _names_back(a))
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]
+
+
+def _names_back(assignment):
+    """Where a local partial repeats the assignment's own value (exp' = exp, sqrt' ∝ 1/sqrt), use
+    its name: ``{expr: target}``, and ``{base**-e: 1/target}`` for a power."""
+    expr, target = assignment.expr, assignment.target
+    back = {expr: target}
+    if expr.is_Pow:
+        back[sympy.Pow(expr.base, -expr.exp)] = 1 / target
+    return back

@@ -87,8 +87,12 @@ def _docstring(program, kind, wrt):
     what = {"grad": "Gradient", "value_and_grad": "Value and gradient", "jacobian": "Jacobian",
             "hessian": "Hessian", "vjp": "Vector-Jacobian product"}.get(kind, kind)
     file, _, line = program.origin.rpartition(", line ")
-    return (f"{what} of {program.name} ({os.path.basename(file)}, line {line}) "
+    text = (f"{what} of {program.name} ({os.path.basename(file)}, line {line}) "
             f"with respect to {', '.join(wrt)}.")
+    if len(text) > LINE_WIDTH - 10 and len(wrt) > 2:
+        text = (f"{what} of {program.name} ({os.path.basename(file)}, line {line}) "
+                f"with respect to its {len(wrt)} parameters {wrt[0]}, ..., {wrt[-1]}.")
+    return text
 
 
 def _static_guard(function_name, name, value):
@@ -199,6 +203,16 @@ def _cse_body(entries, printer, names):
     plain = [e for e in entries if not e.guarded]
     temps, reduced = sympy.cse([e.expr for e in plain], symbols=sympy.numbered_symbols(
         "_cse", cls=sympy.Dummy, real=True), order="none") if plain else ([], [])
+    trivial = {}  # temps as cheap as their name (-m, 2*x): printed inline, for readability
+    kept = []
+    for temp, sub in temps:
+        sub = sub.xreplace(trivial)
+        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol:
+            trivial[temp] = sub
+        else:
+            kept.append((temp, sub))
+    temps = kept
+    reduced = [r.xreplace(trivial) for r in reduced]
     reduced_of = dict(zip(map(id, plain), reduced))
     definition = dict(temps)
     full = {}  # temp -> its expression with earlier temps expanded
@@ -232,6 +246,10 @@ def _cse_body(entries, printer, names):
             body.append(_assign(target.name, printer.expr(expr, renamed)))
         else:
             expr = reduced_of[id(entry)]
+            if expr in definition and expr not in renamed:  # the whole line is a common term
+                renamed[expr] = target
+                emitted_back[full[expr]] = target
+                expr = definition[expr]
             need(expr)
             body.append(_assign(target.name, printer.expr(expr, renamed)))
         if entry.stop:
@@ -313,7 +331,11 @@ class _Printer:
         if isinstance(e, sympy.logic.boolalg.BooleanFalse):
             return ast.Constant(False)
         if type(e) in _COMPARE:
-            return ast.Compare(self.node(e.lhs), [_COMPARE[type(e)]()], [self.node(e.rhs)])
+            lhs, rhs = e.lhs, e.rhs
+            if rhs == 0 and lhs.is_Add:  # SymPy's `x - 1.0 < 0` prints as `x < 1.0`
+                constant, rest = lhs.as_coeff_Add()
+                lhs, rhs = rest, -constant
+            return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
         if isinstance(e, (sympy.And, sympy.Or)):
             op = ast.And() if isinstance(e, sympy.And) else ast.Or()
             parts = [self.node(a) for a in e.args]
@@ -344,12 +366,12 @@ class _Printer:
             for arg in e.args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
-        if self.backend == "numpy" and printed == "np.heaviside":
-            return self.call(printed, [e.args[0], S.Half])
         return self.call(printed, e.args)
 
     def add(self, e):
         terms = e.as_ordered_terms()
+        terms = [t for t in terms if not t.could_extract_minus_sign()] + [
+            t for t in terms if t.could_extract_minus_sign()]
         node = None
         for term in terms:
             negative = term.could_extract_minus_sign()
@@ -399,13 +421,19 @@ class _Printer:
         last_value, last_cond = pieces[-1]
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
-        node = self.node(last_value)
+        node = self.node(_as_float(last_value))
         for value, cond in reversed(pieces[:-1]):
+            value = _as_float(value)
             if self.backend == "numpy":
                 node = ast.Call(self.name("np.where"), [self.node(cond), self.node(value), node], [])
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node
+
+
+def _as_float(value):
+    """A constant branch value prints as a float, so every branch returns a float."""
+    return sympy.Float(value) if value.is_Number else value
 
 
 def _product(nodes):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import sympy
 from sympy import Function, Piecewise, S
 
-ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, Heaviside, sign)
+ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,8 +109,9 @@ def _extremum_partial(expr, i):
     as JAX, PyTorch, autograd, SymPy's Heaviside(0) and CasADi)."""
     args = expr.args
     if len(args) == 2:
-        other = args[1 - i]
-        return sympy.Heaviside(args[i] - other if isinstance(expr, sympy.Max) else other - args[i])
+        mine, other = args[i], args[1 - i]
+        wins = mine > other if isinstance(expr, sympy.Max) else mine < other
+        return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
     ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, expr)), (0, True)) for a in args])
     return Piecewise((1 / ties, sympy.Eq(args[i], expr)), (0, True))
 
@@ -121,10 +122,6 @@ def _mod_partial(expr, i):
     return S.One if i == 0 else -sympy.floor(a / b)
 
 
-def _heaviside_lower(d, *rest):
-    return Piecewise((1, d > 0), (S.Half, sympy.Eq(d, 0)), (0, True))
-
-
 def _sign_lower(d):
     return Piecewise((1, d > 0), (-1, d < 0), (0, True))
 
@@ -132,7 +129,7 @@ def _sign_lower(d):
 def power(base, exponent):
     """``base ** exponent`` as SymPy; a float exponent that is a whole or half number becomes exact
     (``x ** 2.0`` → ``x**2``, ``x ** 0.5`` → ``sqrt(x)``), so derivatives simplify as by hand."""
-    if isinstance(exponent, sympy.Float) and (2 * exponent).is_integer:
+    if isinstance(exponent, sympy.Float) and float(2 * exponent).is_integer():
         exponent = sympy.Rational(int(2 * exponent), 2)
     return sympy.Pow(base, exponent)
 
@@ -232,7 +229,6 @@ RULES = (
     # --- output only: appear in derivatives, never called by name ----------------------------
     Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
     Rule((), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
-    Rule((), sympy.Heaviside, numpy="np.heaviside", derivative=ZERO, lower=_heaviside_lower),
     Rule((), StopGradient, derivative=ZERO),
 )
 
