@@ -307,12 +307,12 @@ class _Printer:
             return ast.Constant(None)
         if e.is_Symbol:
             return ast.Name(e.name, ast.Load())
-        if e.is_Integer:
-            return self.number(int(e))
+        if e.is_Integer:  # float literals: float * float is faster than float * int
+            return self.number(float(e))
         if e.is_Float:
             return self.number(float(e))
         if e.is_Rational:
-            fraction = ast.BinOp(ast.Constant(abs(e.p)), ast.Div(), ast.Constant(e.q))
+            fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
             return ast.UnaryOp(ast.USub(), fraction) if e.p < 0 else fraction
         if e in _CONSTANTS:
             return self.name(f"{self.module}.{_CONSTANTS[e]}")
@@ -361,6 +361,8 @@ class _Printer:
         printed = getattr(rule, self.backend, None) if rule is not None else None
         if printed is None:
             raise SymgradError(f"no {self.backend} spelling for {type(e).__name__}")
+        if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
+            return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(e.args) > 2:
             node = self.node(e.args[0])
             for arg in e.args[1:]:
@@ -414,6 +416,10 @@ class _Printer:
             return ast.BinOp(ast.Constant(1), ast.Div(), self.node(sympy.Pow(base, -exponent)))
         if exponent == 1:
             return self.node(base)
+        if exponent == 2 and base.is_Symbol:  # x * x: faster than x ** 2 in CPython
+            return ast.BinOp(self.node(base), ast.Mult(), self.node(base))
+        if exponent.is_Integer:  # an int exponent: exact, and x ** 3 reads as written
+            return ast.BinOp(self.node(base), ast.Pow(), ast.Constant(int(exponent)))
         return ast.BinOp(self.node(base), ast.Pow(), self.node(exponent))
 
     def piecewise(self, e):
