@@ -14,6 +14,7 @@ The one place that knows backends (``math``, ``numpy``) and names temporaries. S
 """
 import ast
 import os
+import warnings
 
 import astor
 import sympy
@@ -78,8 +79,10 @@ def emit(program, kind="grad", backend="math", wrt=(), as_tuple=False):
                                                defaults=defaults),
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
-    source = astor.to_source(
-        node, pretty_source=lambda items: "".join(split_lines(items, maxline=LINE_WIDTH)))
+    with warnings.catch_warnings():  # astor 0.8.1 uses ast.Num & co, deprecated in Python 3.12+
+        warnings.simplefilter("ignore", DeprecationWarning)
+        source = astor.to_source(
+            node, pretty_source=lambda items: "".join(split_lines(items, maxline=LINE_WIDTH)))
     return function_name, _mark_stops(source, stops)
 
 
