@@ -16,9 +16,7 @@ import ast
 import os
 import warnings
 
-import astor
 import sympy
-from astor.source_repr import split_lines
 from sympy import S
 
 from .errors import OptionError, SymgradError
@@ -79,11 +77,21 @@ def emit(program, kind="grad", backend="math", wrt=(), as_tuple=False):
                                                defaults=defaults),
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
-    with warnings.catch_warnings():  # astor 0.8.1 uses ast.Num & co, deprecated in Python 3.12+
+    return function_name, _mark_stops(to_source(node), stops)
+
+
+def to_source(node):
+    """Print an AST with astor, lines wrapped at ``LINE_WIDTH`` columns.
+
+    The one place astor is imported and called: astor 0.8.1 uses ``ast.Num`` and friends, deprecated
+    since Python 3.12, so its DeprecationWarnings are silenced here and only here.
+    """
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        source = astor.to_source(
+        import astor
+        from astor.source_repr import split_lines
+        return astor.to_source(
             node, pretty_source=lambda items: "".join(split_lines(items, maxline=LINE_WIDTH)))
-    return function_name, _mark_stops(source, stops)
 
 
 def _docstring(program, kind, wrt):
