@@ -2,14 +2,17 @@
 
 Public names only; see ``symgrad.api`` and the README.
 """
-from .api import GradientFunction, grad
+from .api import GradientFunction, grad, hessian, jacobian, value_and_grad, vjp
+from .check import GradientCheck, assert_grad, check_grad
 from .errors import (OptionError, OutputShapeError, SourceUnavailableError, SymgradError,
                      UnsupportedSyntaxError)
+from .export import export, latex
 from .rules import stop_gradient
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "GradientFunction", "OptionError", "OutputShapeError", "SourceUnavailableError",
-    "SymgradError", "UnsupportedSyntaxError", "grad", "stop_gradient", "__version__",
+    "GradientCheck", "GradientFunction", "assert_grad", "check_grad", "export", "latex", "OptionError", "OutputShapeError", "SourceUnavailableError",
+    "SymgradError", "UnsupportedSyntaxError", "grad", "hessian", "jacobian", "stop_gradient",
+    "value_and_grad", "vjp", "__version__",
 ]

@@ -1,6 +1,7 @@
 """The public entry points: ``grad`` and ``GradientFunction``; the family builds on ``build``."""
 import functools
 
+import sympy
 from sympy.core.parameters import distribute
 
 from .cache import BuildCache, compile_gradient
@@ -8,7 +9,7 @@ from .differentiate import STRATEGIES, differentiate
 from .emit import BACKENDS, emit
 from .errors import OptionError, OutputShapeError
 from .frontend import to_program
-from .program import substituted_outputs
+from .program import Program, fresh_name, real_symbol, substituted_outputs
 
 _CACHE = BuildCache()
 
@@ -48,6 +49,10 @@ class GradientFunction(functools.partial):
 
     def __repr__(self):
         return f"<GradientFunction {self.func.__name__} wrt {self.wrt}>"
+
+    def _repr_markdown_(self):
+        from .export import markdown
+        return markdown(self)
 
     def __reduce__(self):
         raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
@@ -96,6 +101,105 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     return build("grad", f, **options)
 
 
+def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
+                   strategy="auto"):
+    """The value of ``f`` and its gradient, from one generated function that shares their work.
+
+    Same arguments, options and errors as ``grad``.
+
+    Returns:
+        A ``GradientFunction`` returning ``(value, gradient)``: ``value`` a float, ``gradient``
+        shaped as ``grad`` would return it (a float, or a tuple in ``wrt`` order).
+
+    >>> import symgrad
+    >>> def f(x, y):
+    ...     return x * x * y
+    >>> symgrad.value_and_grad(f)(3.0, 2.0)
+    (18.0, (12.0, 9.0))
+    """
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    if f is None:
+        return lambda function: value_and_grad(function, **options)
+    return build("value_and_grad", f, **options)
+
+
+def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
+             strategy="auto"):
+    """The Jacobian of a function returning a tuple of numbers.
+
+    Same arguments, options and errors as ``grad`` (``OutputShapeError`` is not raised).
+
+    Returns:
+        A ``GradientFunction`` returning a tuple of rows, one per output of ``f``, each row shaped
+        as ``grad`` returns (a float for one ``wrt`` name, else a tuple in ``wrt`` order). For a
+        function returning one number it returns that one row (the gradient), as JAX's jacfwd.
+
+    >>> import math, symgrad
+    >>> def polar(r, theta):
+    ...     return r * math.cos(theta), r * math.sin(theta)
+    >>> symgrad.jacobian(polar)(2.0, 0.0)
+    ((1.0, -0.0), (0.0, 2.0))
+    """
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    if f is None:
+        return lambda function: jacobian(function, **options)
+    return build("jacobian", f, **options)
+
+
+def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
+            strategy="auto"):
+    """The Hessian of a function returning one number, from one generated function.
+
+    Same arguments, options and errors as ``grad``. The upper triangle is computed once and
+    mirrored, so the result is exactly symmetric.
+
+    Returns:
+        A ``GradientFunction`` returning a tuple of tuples (row i, column j = ∂²f/∂wrt_i∂wrt_j), or
+        one float when ``wrt`` is one name or index.
+
+    >>> import symgrad
+    >>> def bilinear(x, y):
+    ...     return x * y + x ** 2
+    >>> symgrad.hessian(bilinear)(1.5, -2.0)
+    ((2.0, 1.0), (1.0, 0.0))
+    """
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    if f is None:
+        return lambda function: hessian(function, **options)
+    return build("hessian", f, **options)
+
+
+def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
+        strategy="auto"):
+    """The vector-Jacobian product of a function returning a tuple: reverse mode with a seed.
+
+    Same options as ``grad``; ``wrt`` names parameters of ``f``.
+
+    Returns:
+        A ``GradientFunction`` taking ``f``'s arguments followed by one cotangent per output
+        (parameters named ``d<out>``, TF's ``grad_ys``) and returning the gradient of
+        ``sum_i d<out_i> * out_i``, shaped as ``grad`` returns it.
+
+    Raises:
+        OutputShapeError: ``f`` returns one number (use ``grad``).
+        The other errors of ``grad``.
+
+    >>> import math, symgrad
+    >>> def polar(r, theta):
+    ...     return r * math.cos(theta), r * math.sin(theta)
+    >>> symgrad.vjp(polar)(2.0, 0.0, 1.0, 0.0)
+    (1.0, -0.0)
+    """
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    if f is None:
+        return lambda function: vjp(function, **options)
+    return build("vjp", f, **options)
+
+
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
     """Build (or fetch from the cache) the ``GradientFunction`` of kind ``kind`` for ``f``."""
     stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
@@ -114,27 +218,73 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
 
 
 def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
-    if isinstance(f, GradientFunction):
-        if stop_gradients:
-            raise OptionError("stop_gradients cannot be applied to a GradientFunction: pass them "
-                              "when building the first derivative")
-        program = f.program
-        if None in program.outputs:
-            raise OptionError("cannot differentiate a gradient built with unconnected='none'")
-    else:
-        program = to_program(f, stop_gradients)
+    program = _primal_program(f, stop_gradients)
     names, single = normalize_wrt(program, wrt)
-    if kind == "grad" and len(program.outputs) != 1:
+    outputs = len(program.outputs)
+    if kind in ("grad", "value_and_grad", "hessian") and outputs != 1:
         raise OutputShapeError(
-            f"grad needs a function returning one number; `{program.name}` returns "
-            f"{len(program.outputs)}: use symgrad.jacobian, or symgrad.vjp with cotangents")
-    derivative = differentiate(program, names, strategy=strategy, unconnected=unconnected)
-    name, source = emit(derivative, kind=kind, backend=backend, wrt=names,
-                        as_tuple=not single)
+            f"{kind} needs a function returning one number; `{program.name}` returns {outputs}: "
+            "use symgrad.jacobian, or symgrad.vjp with cotangents")
+    if kind == "vjp":
+        if outputs == 1:
+            raise OutputShapeError(f"vjp is for functions returning a tuple; `{program.name}` "
+                                   "returns one number: use symgrad.grad")
+        program = _seeded(program)
+    k = len(names)
+    grad_layout = 0 if single else tuple(range(k))
+    if kind == "hessian":
+        first = differentiate(program, names, strategy=strategy, unconnected="zero")
+        derivative = differentiate(first, names, strategy=strategy, unconnected=unconnected)
+        derivative.output_names = tuple(
+            f"d2{program.name}_d{a}_d{b}" for a in names for b in names)
+        # the upper triangle is computed once and mirrored, so the result is exactly symmetric
+        layout = 0 if single else tuple(
+            tuple(min(i, j) * k + max(i, j) for j in range(k)) for i in range(k))
+    else:
+        derivative = differentiate(program, names, strategy=strategy, unconnected=unconnected)
+        layout = grad_layout
+        if kind == "jacobian" and outputs > 1:
+            layout = tuple(_shift(grad_layout, i * k) for i in range(outputs))
+        if kind == "value_and_grad":
+            derivative.outputs = program.outputs + derivative.outputs
+            derivative.output_names = ("value",) + derivative.output_names
+            layout = (0, _shift(grad_layout, 1))
+    name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name
     function = compile_gradient(source, name, backend)
     return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
                             kind=kind)
+
+
+def _primal_program(f, stop_gradients):
+    if isinstance(f, GradientFunction):
+        if stop_gradients:
+            raise OptionError("stop_gradients cannot be applied to a GradientFunction: pass them "
+                              "when building the first derivative")
+        if None in f.program.outputs:
+            raise OptionError("cannot differentiate a gradient built with unconnected='none'")
+        return f.program
+    return to_program(f, stop_gradients)
+
+
+def _seeded(program):
+    """The program of ``sum_i d<out_i> * out_i``: one cotangent parameter per output (``grad_ys``).
+
+    Parameter defaults are dropped: the cotangents follow the primal's parameters.
+    """
+    names = set(program.names)
+    cotangents = tuple(real_symbol(fresh_name(f"d{n}", names)) for n in program.output_names)
+    seeded = sympy.Add(*[c * out for c, out in zip(cotangents, program.outputs)])
+    return Program(name=program.name, params=program.params + cotangents, defaults=(),
+                   assignments=program.assignments, outputs=(seeded,),
+                   output_names=(program.name,), origin=program.origin,
+                   static=dict(program.static), names=names)
+
+
+def _shift(layout, offset):
+    if isinstance(layout, tuple):
+        return tuple(_shift(item, offset) for item in layout)
+    return layout + offset
 
 
 def normalize_wrt(program, wrt):

@@ -29,7 +29,7 @@ LINE_WIDTH = 100
 STOP_COMMENT = "# stop_gradient: a constant to differentiation"
 
 
-def emit(program, kind="grad", backend="math", wrt=(), as_tuple=False):
+def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     """Print a derivative Program as a Python function.
 
     Args:
@@ -37,7 +37,9 @@ def emit(program, kind="grad", backend="math", wrt=(), as_tuple=False):
         kind: the prefix of the function name and the docstring's verb ("grad", "value_and_grad").
         backend: "math" (scalars, ``math.*``) or "numpy" (``np.*``, elementwise on arrays).
         wrt: the names differentiated with respect to, for the docstring.
-        as_tuple: return a tuple even for one output.
+        layout: what the function returns, as output indices: an int returns that output, a
+            (nested) tuple of them returns a (nested) tuple. None: the one output, or a tuple of
+            all. Outputs the layout does not name are not computed.
 
     Returns:
         ``(function_name, source)``: the source is one ``def`` ending in a newline.
@@ -48,23 +50,24 @@ def emit(program, kind="grad", backend="math", wrt=(), as_tuple=False):
     """
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
+    if layout is None:
+        layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
+    used = sorted(set(_flatten(layout)))
     names = set(program.names)
     printer = _Printer(backend)
-    results, values = [], []
-    for out_name, out in zip(program.output_names, program.outputs):
-        results.append(fresh_name(out_name, names))
+    results, values = {}, {}
+    for index in used:
+        out = program.outputs[index]
+        results[index] = fresh_name(program.output_names[index], names)
         value = out if out is None else _lower(out, backend)
-        values.append(sympy.Float(value) if value is not None and value.is_Integer else value)
+        values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
-        (sympy.Symbol(r, real=True), v) for r, v in zip(results, values) if v is not None])
+        (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
-    for r, v in zip(results, values):
-        if v is None:
-            body.append(_assign(r, ast.Constant(None)))
-    if len(results) == 1 and not as_tuple:
-        body.append(ast.Return(ast.Name(results[0], ast.Load())))
-    else:
-        body.append(ast.Return(ast.Tuple([ast.Name(r, ast.Load()) for r in results], ast.Load())))
+    for index in used:
+        if values[index] is None:
+            body.append(_assign(results[index], ast.Constant(None)))
+    body.append(ast.Return(_returned(layout, results)))
     function_name = f"{kind}_{program.name}"
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
@@ -92,6 +95,20 @@ def to_source(node):
         from astor.source_repr import split_lines
         return astor.to_source(
             node, pretty_source=lambda items: "".join(split_lines(items, maxline=LINE_WIDTH)))
+
+
+def _flatten(layout):
+    if isinstance(layout, tuple):
+        for item in layout:
+            yield from _flatten(item)
+    else:
+        yield layout
+
+
+def _returned(layout, results):
+    if isinstance(layout, tuple):
+        return ast.Tuple([_returned(item, results) for item in layout], ast.Load())
+    return ast.Name(results[layout], ast.Load())
 
 
 def _docstring(program, kind, wrt):
@@ -254,7 +271,12 @@ def _cse_body(entries, printer, names):
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
             expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
-            body.append(_assign(target.name, printer.expr(expr, renamed)))
+            line = _assign(target.name, printer.expr(expr, renamed))
+            if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
+                line = ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
+                    ast.keyword("divide", ast.Constant("ignore")),
+                    ast.keyword("invalid", ast.Constant("ignore"))]), None)], [line])
+            body.append(line)
         else:
             expr = reduced_of[id(entry)]
             if expr in definition and expr not in renamed:  # the whole line is a common term
@@ -411,7 +433,7 @@ class _Printer:
                 denominator.append(self.node(sympy.Pow(factor.base, -factor.exp)))
             else:
                 numerator.append(self.node(factor))
-        node = _product(numerator) if numerator else ast.Constant(1)
+        node = _product(numerator) if numerator else ast.Constant(1.0)
         if denominator:
             node = ast.BinOp(node, ast.Div(), _product(denominator))
         return node
@@ -422,9 +444,9 @@ class _Printer:
         if exponent == S.Half:
             return self.call(sqrt, [base])
         if exponent == -S.Half:
-            return ast.BinOp(ast.Constant(1), ast.Div(), self.call(sqrt, [base]))
+            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.call(sqrt, [base]))
         if exponent.is_Number and exponent < 0:
-            return ast.BinOp(ast.Constant(1), ast.Div(), self.node(sympy.Pow(base, -exponent)))
+            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.node(sympy.Pow(base, -exponent)))
         if exponent == 1:
             return self.node(base)
         if exponent == 2 and base.is_Symbol:  # x * x: faster than x ** 2 in CPython

@@ -103,7 +103,7 @@ def substituted_outputs(program):
     values = {}
     for a in program.assignments:
         values[a.target] = a.expr.xreplace(values) if values else a.expr
-    return tuple(out.xreplace(values) for out in program.outputs)
+    return tuple(None if out is None else out.xreplace(values) for out in program.outputs)
 
 
 def tree_size(expr, limit):

@@ -68,6 +68,9 @@ class StopGradient(Function):
     def fdiff(self, argindex=1):
         return S.Zero
 
+    def _latex(self, printer):
+        return r"\operatorname{stop\_gradient}\left(%s\right)" % printer._print(self.args[0])
+
 
 class Round(Function):
     """Python's ``round(x)``: round half to even, derivative 0 (SPEC section 6)."""
@@ -82,6 +85,9 @@ class Round(Function):
 
     def _eval_is_real(self):
         return True
+
+    def _latex(self, printer):
+        return r"\operatorname{round}\left(%s\right)" % printer._print(self.args[0])
 
 
 class Log1p(Function):

@@ -1,0 +1,272 @@
+"""The command line: ``python -m symgrad show FILE:FUNC [--wrt x,y]`` (and the ``symgrad`` script).
+
+Each subcommand is a function ``_<name>(args)`` that returns an exit status, registered in
+``_build_parser`` with ``set_defaults(run=...)``; FILE:FUNC arguments are parsed by ``target`` and
+loaded by ``load_function``, so a new subcommand (``check FILE:F FILE:DF``,
+``export FILE:FUNC -o OUT.py``) is a parser entry and a few lines of body.
+
+Every mistake a user can make (a missing file, a file that fails to import, a missing name, a name
+that is not a function, anything symgrad rejects) prints one line ``symgrad: error: ...`` on stderr
+and exits with status 2, as argparse does for bad arguments. Anything else is a bug in symgrad and
+keeps its traceback.
+"""
+import argparse
+import difflib
+import importlib.machinery
+import importlib.util
+import inspect
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+from . import api
+from .errors import SymgradError, UnsupportedSyntaxError
+
+USAGE_ERROR = 2  # argparse's own status for bad arguments
+_INDEX = re.compile(r"[+-]?\d+")
+
+
+class CommandError(Exception):
+    """A user error the command line reports as one line on stderr, with exit status 2."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A ``FILE:FUNC`` argument.
+
+    Attributes:
+        path: the file as the user typed it.
+        name: the function's name in that file; dots reach attributes (``Model.energy``).
+    """
+
+    path: str
+    name: str
+
+    def __str__(self):
+        return f"{self.path}:{self.name}"
+
+
+def target(text):
+    """Parse a ``FILE:FUNC`` argument (an argparse ``type``).
+
+    The last colon separates the two, so ``C:\\work\\model.py:energy`` also works.
+
+    Args:
+        text: the argument, e.g. ``"examples/spring_chain.py:energy"``.
+
+    Returns:
+        A ``Target``.
+
+    Raises:
+        argparse.ArgumentTypeError: no colon, or an empty file or function name.
+    """
+    path, colon, name = text.rpartition(":")
+    if not colon or not path or not name:
+        raise argparse.ArgumentTypeError(
+            f"expected FILE:FUNC (e.g. model.py:energy), not {text!r}")
+    return Target(path, name)
+
+
+def wrt_option(text):
+    """Parse ``--wrt``: comma-separated parameter names or integer indices (an argparse ``type``).
+
+    Args:
+        text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple of one.
+
+    Returns:
+        One name or index for a single item (the gradient is then one value), else a tuple of them
+        (the gradient is a tuple in that order).
+
+    Raises:
+        argparse.ArgumentTypeError: an empty item, or an item that is neither a name nor an integer.
+    """
+    items = [item.strip() for item in text.split(",")]
+    single = len(items) == 1
+    if not single and items[-1] == "":
+        items.pop()
+    parsed = []
+    for item in items:
+        if _INDEX.fullmatch(item):
+            parsed.append(int(item))
+        elif item.isidentifier():
+            parsed.append(item)
+        else:
+            raise argparse.ArgumentTypeError(
+                f"expected parameter names or indices separated by commas (e.g. x,y or 0,1), "
+                f"not {text!r}")
+    return parsed[0] if single else tuple(parsed)
+
+
+def load_function(spec):
+    """Import the file of ``spec`` as a module and return the function it names.
+
+    The file's folder is put first on ``sys.path`` while it is imported, so its own imports of
+    neighbouring modules work; its ``if __name__ == "__main__":`` block does not run.
+
+    Args:
+        spec: a ``Target``.
+
+    Returns:
+        The Python function (or ``GradientFunction``) bound to ``spec.name`` in that module.
+
+    Raises:
+        CommandError: the file is missing or fails to import, the name is not bound in it, or it
+            is bound to something other than a function.
+    """
+    module = _import_file(spec.path)
+    obj = module
+    for i, part in enumerate(spec.name.split(".")):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            where = spec.path if i == 0 else ".".join(spec.name.split(".")[:i])
+            raise CommandError(f"{where} has no function `{part}`{_suggest(obj, part)}") from None
+    if not (inspect.isfunction(obj) or isinstance(obj, api.GradientFunction)):
+        raise CommandError(f"`{spec.name}` in {spec.path} is {_a(type(obj).__name__)}, not a "
+                           "function: name a function defined with `def`")
+    return obj
+
+
+def _import_file(path):
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise CommandError(f"{path}: not a file")
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    name = _module_name(path)
+    loader = importlib.machinery.SourceFileLoader(name, path)  # any suffix, not only .py
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    previous = sys.modules.get(name)
+    sys.modules[name] = module  # dataclasses and pickle look the module up while it runs
+    sys.path.insert(0, folder)
+    try:
+        loader.exec_module(module)
+    except BaseException as exc:
+        _restore(name, previous)
+        if isinstance(exc, SyntaxError):  # the file's own syntax, or a grad() at module level
+            raise CommandError(f"{_location(exc)}: {_one_line(exc.msg)}") from None
+        if isinstance(exc, (Exception, SystemExit)):  # the module's code: report, no traceback
+            detail = _one_line(str(exc))
+            raise CommandError(f"cannot import {_shown(path)}: {type(exc).__name__}"
+                               + (f": {detail}" if detail else "")) from None
+        raise  # KeyboardInterrupt
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+    return module
+
+
+def _module_name(path):
+    """The file's stem, unless another module already uses that name."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() else "_" + re.sub(r"\W", "_", stem)
+    existing = sys.modules.get(name)
+    if existing is None or getattr(existing, "__file__", None) == path:
+        return name
+    return "_symgrad_file_" + name
+
+
+def _restore(name, previous):
+    if previous is None:
+        sys.modules.pop(name, None)
+    else:
+        sys.modules[name] = previous
+
+
+def _suggest(namespace, name):
+    functions = [key for key, value in vars(namespace).items()  # defined there, not imported
+                 if inspect.isfunction(value) and not key.startswith("_")
+                 and value.__module__ == getattr(namespace, "__name__", None)]
+    close = difflib.get_close_matches(name, functions, n=1)
+    if close:
+        return f": did you mean `{close[0]}`?"
+    if functions:
+        return f" (functions: {', '.join(sorted(functions)[:8])})"
+    return ""
+
+
+def _a(noun):
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+def _shown(path):
+    """``path`` relative to the current folder when it is inside it, else as is."""
+    if not path or path.startswith("<"):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
+def _location(exc):
+    """``file:line:col`` of a ``SyntaxError`` (``offset`` is 1-based, as compilers print it)."""
+    place = _shown(exc.filename or "<unknown>")
+    if exc.lineno:
+        place += f":{exc.lineno}"
+        if exc.offset:
+            place += f":{exc.offset}"
+    return place
+
+
+def _one_line(text):
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _describe(error):
+    """The one line reported for a ``SymgradError``."""
+    if isinstance(error, UnsupportedSyntaxError) and error.filename:
+        return f"{_location(error)}: {_one_line(error.msg)}"
+    return _one_line(str(error))
+
+
+# --- subcommands ---------------------------------------------------------------------------------
+def _show(args):
+    """``show FILE:FUNC [--wrt x,y]``: print the generated gradient source."""
+    function = load_function(args.target)
+    gradient = api.grad(function, wrt=args.wrt)
+    print(gradient.source, end="" if gradient.source.endswith("\n") else "\n")
+    return 0
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="symgrad",
+        description="Differentiate a Python function symbolically into readable gradient code.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    show = commands.add_parser(
+        "show", help="print the generated gradient of FILE:FUNC",
+        description="Print the Python source symgrad generates for the gradient of FUNC in FILE.")
+    show.add_argument("target", type=target, metavar="FILE:FUNC",
+                      help="a Python file and the name of a function defined in it")
+    show.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
+                      help="parameters to differentiate with respect to: names or indices "
+                           "separated by commas (default: every positional parameter)")
+    show.set_defaults(run=_show)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line.
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 on success, 2 on a usage error or any error symgrad reports (one line
+        ``symgrad: error: ...`` on stderr, no traceback); ``--help`` prints usage and returns 0.
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed usage and its error line
+        return exc.code if isinstance(exc.code, int) else USAGE_ERROR
+    try:
+        return args.run(args)
+    except CommandError as exc:
+        message = str(exc)
+    except SymgradError as exc:
+        message = _describe(exc)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return USAGE_ERROR
