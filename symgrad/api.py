@@ -191,7 +191,7 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     >>> def polar(r, theta):
     ...     return r * math.cos(theta), r * math.sin(theta)
     >>> symgrad.vjp(polar)(2.0, 0.0, 1.0, 0.0)
-    (1.0, -0.0)
+    (1.0, 0.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)
