@@ -19,7 +19,7 @@ import sympy
 
 from . import rules
 from .errors import UnsupportedSyntaxError
-from .program import Assignment, Program, fresh_name, real_symbol
+from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
 from .rules import StopGradient, power
 from .source import read_source
 
@@ -145,6 +145,10 @@ class _Reader:
             self.fail(args.kwonlyargs[0], _Frame(src, {}, True),
                       "keyword-only parameters are not supported", "make them positional")
         names = [a.arg for a in args.posonlyargs + args.args]
+        for arg in args.posonlyargs + args.args:
+            if arg.arg in RESERVED:
+                self.fail(arg, _Frame(src, {}, True), f"a parameter named `{arg.arg}` would hide "
+                          "a name the generated code uses", "rename the parameter")
         self.names.update(names)
         self.source_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         defaults = tuple(function.__defaults__ or ())
