@@ -72,7 +72,8 @@ def wrt_option(text):
     """Parse ``--wrt``: comma-separated parameter names or integer indices (an argparse ``type``).
 
     Args:
-        text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple of one.
+        text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple
+            of one.
 
     Returns:
         One name or index for a single item (the gradient is then one value), else a tuple of them
@@ -146,7 +147,7 @@ def _import_file(path):
     except BaseException as exc:
         _restore(name, previous)
         if isinstance(exc, SyntaxError):  # the file's own syntax, or a grad() at module level
-            raise CommandError(f"{_location(exc)}: {_one_line(exc.msg)}") from None
+            raise CommandError(f"{_location(exc)}: {_one_line(exc.msg or str(exc))}") from None
         if isinstance(exc, (Exception, SystemExit)):  # the module's code: report, no traceback
             detail = _one_line(str(exc))
             raise CommandError(f"cannot import {_shown(path)}: {type(exc).__name__}"
@@ -216,7 +217,7 @@ def _one_line(text):
 def _describe(error):
     """The one line reported for a ``SymgradError``."""
     if isinstance(error, UnsupportedSyntaxError) and error.filename:
-        return f"{_location(error)}: {_one_line(error.msg)}"
+        return f"{_location(error)}: {_one_line(error.msg or str(error))}"
     return _one_line(str(error))
 
 
