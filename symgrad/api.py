@@ -322,4 +322,7 @@ def normalize_wrt(program, wrt):
 
 
 def _freeze(value):
-    return tuple(value) if isinstance(value, list) else value
+    """A cache key for ``wrt`` that tells 1, 1.0 and True apart (they are equal in Python)."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_freeze(v) for v in value)
+    return (type(value).__name__, value)

@@ -376,6 +376,10 @@ class _Printer:
                 return self.call("np.logical_and" if isinstance(e, sympy.And) else "np.logical_or",
                                  e.args)
             return ast.BoolOp(op, parts)
+        if isinstance(e, sympy.ITE):  # a condition on a value chosen by a branch
+            if self.backend == "numpy":
+                return self.call("np.where", e.args)
+            return ast.IfExp(self.node(e.args[0]), self.node(e.args[1]), self.node(e.args[2]))
         if isinstance(e, sympy.Not):
             if self.backend == "numpy":
                 return self.call("np.logical_not", e.args)
