@@ -26,14 +26,17 @@ class GradientFunction(functools.partial):
         wrt: tuple of the parameter names differentiated with respect to, in result order.
         program: the derivative ``Program`` (what ``grad`` of this object differentiates again).
         function: the generated Python function itself.
+        kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
+        backend: "math" or "numpy".
         derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
             first access; can be large for deep programs).
     """
 
-    def __new__(cls, function, *, primal, source, wrt, program, kind):
+    def __new__(cls, function, *, primal, source, wrt, program, kind, backend):
         self = super().__new__(cls, function)
         self.primal, self.source, self.wrt, self.program, self.kind = (
             primal, source, wrt, program, kind)
+        self.backend = backend
         self._derivatives = None
         return self
 
@@ -253,7 +256,7 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
     derivative.name = name
     function = compile_gradient(source, name, backend)
     return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
-                            kind=kind)
+                            kind=kind, backend=backend)
 
 
 def _primal_program(f, stop_gradients):

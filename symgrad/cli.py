@@ -1,4 +1,9 @@
-"""The command line: ``python -m symgrad show FILE:FUNC [--wrt x,y]`` (and the ``symgrad`` script).
+"""The command line (``python -m symgrad`` and the ``symgrad`` script):
+
+    show FILE:FUNC [--wrt x,y] [--backend numpy] [--latex]   print the generated gradient
+    check FILE:F FILE:DF [--wrt x,y]                         check a hand-derived gradient
+    export FILE:FUNC -o OUT.py [--wrt x,y] [--backend numpy] write a standalone module
+
 
 Each subcommand is a function ``_<name>(args)`` that returns an exit status, registered in
 ``_build_parser`` with ``set_defaults(run=...)``; FILE:FUNC arguments are parsed by ``target`` and
@@ -21,7 +26,9 @@ import sys
 from dataclasses import dataclass
 
 from . import api
+from .check import check_grad
 from .errors import SymgradError, UnsupportedSyntaxError
+from .export import export, latex
 
 USAGE_ERROR = 2  # argparse's own status for bad arguments
 _INDEX = re.compile(r"[+-]?\d+")
@@ -223,10 +230,39 @@ def _describe(error):
 
 # --- subcommands ---------------------------------------------------------------------------------
 def _show(args):
-    """``show FILE:FUNC [--wrt x,y]``: print the generated gradient source."""
+    """``show FILE:FUNC [--wrt x,y] [--backend B] [--latex]``: print the generated gradient source.
+
+    A name bound to a ``GradientFunction`` (a function decorated with ``@symgrad.grad``) shows
+    that object's own source, unless ``--wrt`` or ``--backend`` asks for another build.
+    """
     function = load_function(args.target)
-    gradient = api.grad(function, wrt=args.wrt)
+    if isinstance(function, api.GradientFunction) and args.wrt is None and args.backend is None:
+        gradient = function
+    else:
+        gradient = api.grad(function, wrt=args.wrt, backend=args.backend or "math")
+    if args.latex:
+        for name, text in zip(gradient.program.output_names, latex(gradient)):
+            print(f"{name} = {text}")
+        return 0
     print(gradient.source, end="" if gradient.source.endswith("\n") else "\n")
+    return 0
+
+
+def _check(args):
+    """``check FILE:F FILE:DF [--wrt x,y]``: the report; status 0 unless "different" (then 1)."""
+    report = check_grad(load_function(args.target), load_function(args.hand), wrt=args.wrt)
+    print(report)
+    return 1 if report.verdict == "different" else 0
+
+
+def _export(args):
+    """``export FILE:FUNC -o OUT.py [--wrt x,y] [--backend B]``: write a standalone module."""
+    gradient = api.grad(load_function(args.target), wrt=args.wrt, backend=args.backend or "math")
+    try:
+        export(gradient, args.output)
+    except OSError as exc:
+        raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {args.output}: {gradient.func.__name__}")
     return 0
 
 
@@ -241,11 +277,39 @@ def _build_parser():
         description="Print the Python source symgrad generates for the gradient of FUNC in FILE.")
     show.add_argument("target", type=target, metavar="FILE:FUNC",
                       help="a Python file and the name of a function defined in it")
-    show.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
-                      help="parameters to differentiate with respect to: names or indices "
-                           "separated by commas (default: every positional parameter)")
+    _add_wrt_and_backend(show)
+    show.add_argument("--latex", action="store_true", help="print each derivative as LaTeX")
     show.set_defaults(run=_show)
+
+    check = commands.add_parser(
+        "check", help="check a hand-derived gradient FILE:DF of FILE:F",
+        description="Compare a hand-derived gradient with symgrad's, symbolically and at points. "
+                    "Exit status 0 when no difference is found, 1 when they differ.")
+    check.add_argument("target", type=target, metavar="FILE:F", help="the function")
+    check.add_argument("hand", type=target, metavar="FILE:DF",
+                       help="its hand-derived gradient (same parameters, results in wrt order)")
+    check.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
+                       help="parameters the gradient is with respect to (default: all)")
+    check.set_defaults(run=_check)
+
+    export_parser = commands.add_parser(
+        "export", help="write the gradient of FILE:FUNC as a standalone module",
+        description="Write a module that imports only math (or numpy) and holds the gradient.")
+    export_parser.add_argument("target", type=target, metavar="FILE:FUNC",
+                               help="a Python file and the name of a function defined in it")
+    export_parser.add_argument("-o", "--output", required=True, metavar="OUT.py",
+                               help="the file to write")
+    _add_wrt_and_backend(export_parser)
+    export_parser.set_defaults(run=_export)
     return parser
+
+
+def _add_wrt_and_backend(parser):
+    parser.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
+                        help="parameters to differentiate with respect to: names or indices "
+                             "separated by commas (default: every positional parameter)")
+    parser.add_argument("--backend", choices=("math", "numpy"), default=None,
+                        help="math (floats, the default) or numpy (elementwise on arrays)")
 
 
 def main(argv=None):
@@ -255,7 +319,8 @@ def main(argv=None):
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 2 on a usage error or any error symgrad reports (one line
+        The exit status: 0 on success, 1 when ``check`` finds the gradients different, 2 on a
+        usage error or any error symgrad reports (one line
         ``symgrad: error: ...`` on stderr, no traceback); ``--help`` prints usage and returns 0.
     """
     parser = _build_parser()

@@ -26,7 +26,7 @@ from .rules import StopGradient, rule_for_class
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
 """Backend name → the one import its generated code needs."""
 LINE_WIDTH = 100
-STOP_COMMENT = "# stop_gradient: a constant to differentiation"
+STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 
 
 def emit(program, kind="grad", backend="math", wrt=(), layout=None):

@@ -32,9 +32,13 @@ class FunctionSource:
     globals: dict
     closure: dict = field(default_factory=dict)
 
+    alias: str = None  # for a lambda: the name it is assigned to (`sq = lambda x: x * x`)
+
     @property
     def name(self):
-        return self.function.__name__ if self.function.__name__ != "<lambda>" else "lambda"
+        if self.function.__name__ != "<lambda>":
+            return self.function.__name__
+        return self.alias or "lambda"
 
     def location(self, node):
         """The ``SourceLocation`` of an AST node of this function."""
@@ -103,6 +107,9 @@ def read_source(function):
             if getattr(node, "end_lineno", None) is not None:
                 node.end_lineno += first - 1
     node = _find_definition(tree, function, filename)
+    alias = next((t.targets[0].id for t in ast.walk(tree) if isinstance(t, ast.Assign)
+                  and t.value is node and len(t.targets) == 1
+                  and isinstance(t.targets[0], ast.Name)), None)
     closure = {}
     if function.__closure__:
         for name, cell in zip(function.__code__.co_freevars, function.__closure__):
@@ -110,7 +117,7 @@ def read_source(function):
                 closure[name] = cell.cell_contents
             except ValueError:  # an empty cell: the variable is not bound yet
                 pass
-    return FunctionSource(function, node, filename, function.__globals__, closure)
+    return FunctionSource(function, node, filename, function.__globals__, closure, alias)
 
 
 def _indent_width(text, dedented):

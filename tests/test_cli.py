@@ -216,3 +216,67 @@ def test_bad_arguments_exit_2_with_usage(capsys, argv):
     assert out == ""
     assert err.startswith("usage: symgrad")
     assert "error:" in err and "Traceback" not in err
+
+
+# --- check, export and show --latex (SPEC section 3) ---------------------------------------------
+LOGISTIC = '''\
+import math
+
+
+def loss(w, b):
+    return math.log(1.0 + math.exp(-(2.0 * w + b)))
+
+
+def loss_grad(w, b):
+    s = 1.0 / (1.0 + math.exp(2.0 * w + b))
+    return -2.0 * s, -s
+
+
+def loss_grad_wrong(w, b):
+    s = 1.0 / (1.0 + math.exp(2.0 * w + b))
+    return 2.0 * s, -s
+'''
+
+
+def test_check_exit_status_follows_the_verdict(tmp_path, capsys):
+    from symgrad import cli
+    path = tmp_path / "logistic.py"
+    path.write_text(LOGISTIC)
+    assert cli.main(["check", f"{path}:loss", f"{path}:loss_grad"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal")
+    assert cli.main(["check", f"{path}:loss", f"{path}:loss_grad_wrong"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("check_grad: different") and "dloss_dw" in out
+
+
+def test_export_writes_a_module_that_runs(tmp_path, capsys):
+    import subprocess
+    import sys
+    from symgrad import cli
+    path = tmp_path / "logistic.py"
+    path.write_text(LOGISTIC)
+    out_file = tmp_path / "loss_grad_module.py"
+    assert cli.main(["export", f"{path}:loss", "-o", str(out_file)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    result = subprocess.run([sys.executable, "-c", "import loss_grad_module as m; "
+                             "print(m.grad_loss(0.0, 0.0))"], cwd=tmp_path, capture_output=True,
+                            text=True, check=True)
+    # at w = b = 0: s = 1/2, so the gradient is (-1, -1/2)
+    assert result.stdout.strip() == "(-1.0, -0.5)"
+
+
+def test_show_latex_prints_each_derivative(tmp_path, capsys):
+    from symgrad import cli
+    path = tmp_path / "poly.py"
+    path.write_text("def poly(x, y):\n    return x * x * y\n")
+    assert cli.main(["show", f"{path}:poly", "--latex"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["dpoly_dx = 2 x y", "dpoly_dy = x^{2}"]
+
+
+def test_show_of_a_decorated_function_prints_its_own_source(tmp_path, capsys):
+    from symgrad import cli
+    path = tmp_path / "decorated.py"
+    path.write_text("import symgrad\n\n\n@symgrad.grad\ndef energy(x, y):\n"
+                    "    return x * x + y * y\n")
+    assert cli.main(["show", f"{path}:energy"]) == 0
+    assert capsys.readouterr().out.startswith("def grad_energy(x, y):")
