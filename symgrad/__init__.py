@@ -2,7 +2,7 @@
 
 Public names only; see ``symgrad.api`` and the README.
 """
-from .api import GradientFunction, grad, hessian, jacobian, value_and_grad, vjp
+from .api import GradientFunction, clear_cache, grad, hessian, jacobian, value_and_grad, vjp
 from .check import GradientCheck, assert_grad, check_grad
 from .errors import (OptionError, OutputShapeError, SourceUnavailableError, SymgradError,
                      UnsupportedSyntaxError)
@@ -12,7 +12,7 @@ from .rules import stop_gradient
 __version__ = "0.1.0"
 
 __all__ = [
-    "GradientCheck", "GradientFunction", "assert_grad", "check_grad", "export", "latex", "OptionError", "OutputShapeError", "SourceUnavailableError",
+    "GradientCheck", "GradientFunction", "assert_grad", "check_grad", "clear_cache", "export", "latex", "OptionError", "OutputShapeError", "SourceUnavailableError",
     "SymgradError", "UnsupportedSyntaxError", "grad", "hessian", "jacobian", "stop_gradient",
     "value_and_grad", "vjp", "__version__",
 ]

@@ -290,6 +290,15 @@ def _shift(layout, offset):
     return layout + offset
 
 
+def clear_cache():
+    """Forget every built gradient, so the next build reads sources and constants again.
+
+    Module and closure constants are read when a gradient is built (as JAX traces once per
+    shape); after changing one, call this, or build with other options.
+    """
+    _CACHE.clear()
+
+
 def normalize_wrt(program, wrt):
     """``wrt`` as a tuple of parameter names, and whether one value (not a tuple) is returned.
 

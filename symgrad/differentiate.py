@@ -7,8 +7,8 @@
   from last to first, the adjoint of each target (``v_bar = ∂out/∂v``, an expression) is summed and
   pushed to the symbols its expression uses: ``u_bar += v_bar · ∂φ/∂u``, each local ∂ of one small
   expression. Cost grows linearly with the program (the cheap-gradient principle).
-- ``auto``: ``symbolic`` for a program that is one small expression (no assignments), else
-  ``reverse``, which keeps the primal's intermediate names in the derivative.
+- ``auto``: ``symbolic`` while every substituted output stays small (SymPy then cancels removable
+  singularities: ``sqrt(x*x + y*y)**2`` differentiates to ``2*x``, finite at 0), else ``reverse``.
 
 Local derivatives come from SymPy's ``fdiff`` of each function, except where ``rules.RULES`` gives
 our convention; sums, products, powers and ``Piecewise`` are differentiated here, so ``x**y`` gives
@@ -18,12 +18,12 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .program import Assignment, Program, active_symbols, fresh_name, real_symbol, tree_size
+from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
 from .rules import ZERO, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
-"""``auto`` uses ``symbolic`` for a single expression of at most this many tree nodes."""
+"""``auto`` uses ``symbolic`` while every substituted output has at most this many tree nodes."""
 
 
 def derivative(expr, symbol, memo=None):
@@ -71,13 +71,7 @@ def derivative(expr, symbol, memo=None):
                     terms.append(sympy.Mul(*args[:i], df, *args[i + 1:]))
             result = sympy.Add(*terms)
         elif node.is_Pow:
-            base, exponent = node.args
-            db, de = d(base), d(exponent)
-            result = S.Zero
-            if db != 0:
-                result += exponent * base ** (exponent - 1) * db
-            if de != 0:
-                result += node * sympy.log(base) * de
+            result = _power_derivative(node, d(node.base), d(node.exp))
         elif isinstance(node, sympy.Piecewise):
             result = sympy.Piecewise(*[(d(e), c) for e, c in node.args])
         elif isinstance(node, sympy.Function) or rule_for_class(type(node)) is not None:
@@ -88,6 +82,28 @@ def derivative(expr, symbol, memo=None):
         return result
 
     return d(expr)
+
+
+def _power_derivative(node, db, de):
+    """d(b**e) = e*b**(e - 1)*db + b**e*log(b)*de, never SymPy's b**e*e/b (nan at b = 0).
+
+    With a variable exponent the two terms get JAX's guards: the first is 0 where e = 0 (b**0 is
+    constant) and the second is 0 where b = 0 (0**e is 0 for every e > 0), so x**y at x = 0 has
+    the finite derivative JAX, PyTorch and TensorFlow give, not a log(0) error.
+    """
+    base, exponent = node.args
+    result = S.Zero
+    if db != 0:
+        term = exponent * base ** (exponent - 1)
+        if not exponent.is_Number:
+            term = sympy.Piecewise((0, sympy.Eq(exponent, 0)), (term, True))
+        result += term * db
+    if de != 0:
+        term = node * sympy.log(base)
+        if not base.is_Number:
+            term = sympy.Piecewise((0, sympy.Eq(base, 0)), (term, True))
+        result += term * de
+    return result
 
 
 def _function_derivative(node, d):
@@ -148,9 +164,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
     by_name = dict(zip(program.param_names, program.params))
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
-        strategy = "symbolic" if not program.assignments and all(
-            tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES
-            for out in _substituted(program)) else "reverse"
+        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES else "reverse"
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
@@ -170,6 +184,27 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
                    assignments=assignments, outputs=tuple(outputs),
                    output_names=tuple(output_names), origin=program.origin,
                    static=dict(program.static), names=names)
+
+
+def _substituted_size(program):
+    """The largest tree size of an output with every assignment substituted in, computed from the
+    sizes of the assignments without building the substituted expressions (linear time)."""
+    sizes = {}
+
+    def size(expr):
+        total, stack = 0, [expr]
+        while stack:
+            node = stack.pop()
+            if node.is_Symbol and node in sizes:
+                total += sizes[node]
+            else:
+                total += 1
+                stack.extend(node.args)
+        return total
+
+    for a in program.assignments:
+        sizes[a.target] = size(a.expr)
+    return max((size(out) for out in program.outputs), default=0)
 
 
 def _substituted(program):

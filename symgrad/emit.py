@@ -67,11 +67,19 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     for index in used:
         if values[index] is None:
             body.append(_assign(results[index], ast.Constant(None)))
+        elif _int_valued(values[index]):  # round(x), floor(a/b): results are floats
+            body = [_float_result(line, results[index]) for line in body]
     body.append(ast.Return(_returned(layout, results)))
     function_name = f"{kind}_{program.name}"
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
+    if backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
+        for p in program.params:
+            if p.name not in program.static:
+                prelude.append(_assign(p.name, ast.Call(
+                    printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
+                    [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     params = [ast.arg(p.name) for p in program.params]
     defaults = [ast.Constant(v) for v in program.defaults]
     node = ast.FunctionDef(
@@ -95,6 +103,25 @@ def to_source(node):
         from astor.source_repr import split_lines
         return astor.to_source(
             node, pretty_source=lambda items: "".join(split_lines(items, maxline=LINE_WIDTH)))
+
+
+_INT_FUNCTIONS = (sympy.floor, sympy.ceiling)
+
+
+def _int_valued(expr):
+    """True when Python would compute ``expr`` as an int for float inputs (round, floor ...)."""
+    from .rules import Round
+    if expr.is_Integer or isinstance(expr, (Round,) + _INT_FUNCTIONS):
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_int_valued(a) for a in expr.args)
+    return False
+
+
+def _float_result(line, name):
+    if isinstance(line, ast.Assign) and line.targets[0].id == name:
+        line.value = ast.Call(ast.Name("float", ast.Load()), [line.value], [])
+    return line
 
 
 def _flatten(layout):
@@ -124,8 +151,7 @@ def _docstring(program, kind, wrt):
 
 
 def _static_guard(function_name, name, value):
-    message = (f"{function_name} was built for {name}={value} (it sets a range() bound); "
-               f"build another gradient for other values")
+    message = f"{function_name} was built for {name}={value}, a range() bound"
     return ast.If(
         test=ast.Compare(ast.Name(name, ast.Load()), [ast.NotEq()], [ast.Constant(value)]),
         body=[ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []),
@@ -430,7 +456,7 @@ class _Printer:
             if coeff.p != 1:
                 numerator.append(self.node(sympy.Integer(coeff.p)))
             denominator.append(self.node(sympy.Integer(coeff.q)))
-        elif coeff != 1:
+        elif coeff != 1 and float(coeff) != 1.0:  # 1.0 * x is x for floats
             numerator.append(self.node(coeff))
         for factor in sympy.Mul(*factors).as_ordered_factors():
             if factor.is_Pow and factor.exp.is_Number and factor.exp < 0:

@@ -286,6 +286,8 @@ class _Reader:
             if stmt.value is not None:
                 self.assign(stmt.target, self.value(stmt.value, frame), stmt, frame)
         elif isinstance(stmt, ast.Expr):
+            if type(stmt.value) in _REJECTED:  # a bare `yield x` or `await x`
+                self.reject(stmt.value, frame)
             if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
                 self.fail(stmt, frame, "an expression statement (such as a call to `print`) "
                           "is not supported", "remove it: its effect would not be in the gradient")
@@ -454,6 +456,9 @@ class _Reader:
         value = self.value(node, frame)
         if isinstance(value, sympy.Integer):
             return int(value)
+        if isinstance(value, sympy.Number):
+            return self.fail(node, frame, f"this must be an int, not {value}",
+                             "use an int (range() and indexing take ints only)")
         return self.fail(node, frame, "this must be an integer known when the gradient is built",
                          "use a literal, a module constant, a closure variable or a parameter "
                          "default")
@@ -492,8 +497,13 @@ class _Reader:
         if not isinstance(func, _Py) or not callable(func.obj):
             return self.fail(node, frame, "this is not a function", "call functions only")
         obj = func.obj
-        if obj is rules.stop_gradient:
+        if obj is rules.stop_gradient or _framework_stop_gradient(obj):
             return StopGradient(self.single_argument(node, frame))
+        if getattr(obj, "__name__", None) == "stop_gradient":
+            self.fail(node, frame, f"this `stop_gradient` is {_describe(obj)} from module "
+                      f"`{getattr(obj, '__module__', '?')}`, not symgrad's",
+                      "use `from symgrad import stop_gradient` (or spell it tf.stop_gradient, "
+                      "jax.lax.stop_gradient, lax.stop_gradient or K.stop_gradient)")
         if obj is len:
             return sympy.Integer(len(self.sequence(self.value(node.args[0], frame), node, frame)))
         rule = rules.rule_for_callable(obj)
@@ -503,8 +513,9 @@ class _Reader:
                           "not supported", "pass plain positional arguments")
             args = [self.number(self.value(a, frame), a, frame) for a in node.args]
             if len(args) not in rule.nargs:
+                counts = " or ".join(map(str, rule.nargs))
                 self.fail(node, frame, f"`{_dotted(node.func)}` with {len(args)} arguments is not "
-                          "supported", f"pass {' or '.join(map(str, rule.nargs))} numbers")
+                          "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
             try:
                 return (rule.build or rule.sympy)(*args)
             except (TypeError, ValueError) as exc:
@@ -590,6 +601,13 @@ def _dotted(node):
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _framework_stop_gradient(obj):
+    """The stop_gradient of JAX, TensorFlow or Keras, however it was imported."""
+    module = getattr(obj, "__module__", None) or ""
+    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in (
+        "jax", "tensorflow", "keras", "tf_keras")
 
 
 def _describe(obj):
