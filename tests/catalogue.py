@@ -291,6 +291,16 @@ case("generated-names-in-source", name_collisions, (0.5,),
      1.25 * math.cos(1.25) + math.sin(1.25) + 0.75 + 1.0)
 
 
+# A local named like a builtin the generated code calls: m = xy,
+# f = x^2 y + |x - 3| + 0 + xy: df/dx = 2xy + sign(x - 3) + y, df/dy = x^2 + x
+def local_shadows_builtin(x, y):
+    max = x * y  # noqa: A001 - the point of the case
+    return max * x + abs(x - 3.0) + min(x, y) * 0.0 + math.exp(0.0) * max
+
+
+case("local-shadows-builtin", local_shadows_builtin, (2.0, 5.0), (20.0 - 1.0 + 5.0, 4.0 + 2.0))
+
+
 # =================================================================================================
 # Branches
 # =================================================================================================

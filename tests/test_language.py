@@ -16,6 +16,7 @@ import sys
 import types
 
 import mpmath
+import numpy as np
 import pytest
 
 import catalogue
@@ -141,6 +142,22 @@ def test_catalogue_value_agrees_with_central_difference(case):
     wrt = symgrad.grad(case.func, **case.options).wrt
     numeric = central_difference(case.func, case.args, wrt)
     assert_gradient(_as_tuple(case.grad), numeric, rel=1e-12, abs_=1e-13, what=case.id)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_numpy_backend_elementwise(case):
+    """Every construct works for backend "numpy" too (DESIGN: supported everywhere), at the point and
+    elementwise on an array holding the point twice (float arguments become arrays)."""
+    gf = symgrad.grad(case.func, backend="numpy", **case.options)
+    want = _as_tuple(case.grad)
+    at_point = _as_tuple(gf(*case.args))
+    assert_gradient(tuple(float(v) for v in at_point), want)
+    arrays = tuple(np.array([a, a]) if isinstance(a, float) else a for a in case.args)
+    on_array = _as_tuple(gf(*arrays))
+    assert len(on_array) == len(want)
+    for got, expected in zip(on_array, want):
+        got = np.broadcast_to(got, (2,))
+        assert np.allclose(got, expected, rtol=1e-12, atol=1e-12), (got, expected)
 
 
 @pytest.mark.parametrize("strategy", ("symbolic", "reverse"))  # "auto" is one of these
