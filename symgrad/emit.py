@@ -64,10 +64,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
+    ints = set(program.params)  # symbols that hold an int when the arguments are ints
+    for a in program.assignments:
+        if _int_valued(a.expr, ints):
+            ints.add(a.target)
     for index in used:
         if values[index] is None:
             body.append(_assign(results[index], ast.Constant(None)))
-        elif _int_valued(values[index]):  # round(x), floor(a/b): results are floats
+        elif backend == "math" and _int_valued(values[index], ints):  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
     body.append(ast.Return(_returned(layout, results)))
     function_name = f"{kind}_{program.name}"
@@ -108,13 +112,23 @@ def to_source(node):
 _INT_FUNCTIONS = (sympy.floor, sympy.ceiling)
 
 
-def _int_valued(expr):
-    """True when Python would compute ``expr`` as an int for float inputs (round, floor ...)."""
+def _int_valued(expr, ints):
+    """True when the printed ``expr`` may compute an int: for int arguments (``x * y``, with
+    ``ints`` the symbols that may hold ints) or from ``round``/``floor``/``ceil``. Number literals
+    print as floats, so a literal, a division or a math call anywhere makes it a float."""
     from .rules import Round
-    if expr.is_Integer or isinstance(expr, (Round,) + _INT_FUNCTIONS):
+    if expr.is_Symbol:
+        return expr in ints
+    if isinstance(expr, (Round,) + _INT_FUNCTIONS):
         return True
-    if expr.is_Add or expr.is_Mul:
-        return all(_int_valued(a) for a in expr.args)
+    if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs)):
+        return all(_int_valued(a, ints) for a in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and expr.exp >= 0 and _int_valued(expr.base, ints)
+    if isinstance(expr, StopGradient):
+        return _int_valued(expr.args[0], ints)
+    if isinstance(expr, sympy.Piecewise):
+        return any(_int_valued(e, ints) for e, _ in expr.args)
     return False
 
 
@@ -142,12 +156,12 @@ def _docstring(program, kind, wrt):
     what = {"grad": "Gradient", "value_and_grad": "Value and gradient", "jacobian": "Jacobian",
             "hessian": "Hessian", "vjp": "Vector-Jacobian product"}.get(kind, kind)
     file, _, line = program.origin.rpartition(", line ")
-    text = (f"{what} of {program.name} ({os.path.basename(file)}, line {line}) "
-            f"with respect to {', '.join(wrt)}.")
-    if len(text) > LINE_WIDTH - 10 and len(wrt) > 2:
-        text = (f"{what} of {program.name} ({os.path.basename(file)}, line {line}) "
-                f"with respect to its {len(wrt)} parameters {wrt[0]}, ..., {wrt[-1]}.")
-    return text
+    where = f"{what} of {program.name} ({os.path.basename(file)}, line {line})"
+    candidates = [f"{where} with respect to {', '.join(wrt)}.",
+                  f"{where} with respect to {len(wrt)} parameters {wrt[0]}, ..., {wrt[-1]}.",
+                  f"{where}.", f"{what} of {program.name}."]
+    fitting = [c for c in candidates if len(c) <= LINE_WIDTH - 10]  # 4 spaces and 6 quotes
+    return fitting[0] if fitting else candidates[-1]
 
 
 def _static_guard(function_name, name, value):
@@ -398,9 +412,13 @@ class _Printer:
         if isinstance(e, (sympy.And, sympy.Or)):
             op = ast.And() if isinstance(e, sympy.And) else ast.Or()
             parts = [self.node(a) for a in e.args]
-            if self.backend == "numpy":
-                return self.call("np.logical_and" if isinstance(e, sympy.And) else "np.logical_or",
-                                 e.args)
+            if self.backend == "numpy":  # binary ufuncs: nest them
+                node = parts[0]
+                for part in parts[1:]:
+                    node = ast.Call(self.name(
+                        "np.logical_and" if isinstance(e, sympy.And) else "np.logical_or"),
+                        [node, part], [])
+                return node
             return ast.BoolOp(op, parts)
         if isinstance(e, sympy.ITE):  # a condition on a value chosen by a branch
             if self.backend == "numpy":

@@ -136,6 +136,9 @@ class _Reader:
     def read(self, function):
         src = read_source(function)
         node = src.node
+        if isinstance(node, ast.AsyncFunctionDef):
+            self.reject(node, _Frame(src, {}, True))
+        self.inlining.append(function)
         args = node.args
         for bad, what in ((args.vararg, "`*args`"), (args.kwarg, "`**kwargs`")):
             if bad is not None:
@@ -315,9 +318,6 @@ class _Reader:
             self.reject(target, frame)
 
     def bind(self, name, value, node, frame, stop=True):
-        if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan):
-            self.fail(node, frame, "this value is a division by zero or undefined for every input",
-                      "check the expression")
         if stop and frame.primary and name in self.stop_names:
             value = StopGradient(self.number(value, node, frame))
         if isinstance(value, sympy.Expr) and not value.is_Atom and self.depth == 0:
@@ -442,7 +442,18 @@ class _Reader:
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
-        return make(self.number(a, node, frame), self.number(b, node, frame))
+        return self.defined(make(self.number(a, node, frame), self.number(b, node, frame)), node,
+                            frame)
+
+    def defined(self, value, node, frame):
+        """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
+        then the primal raises on every call, and a gradient must not return a number."""
+        if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
+                                                         sympy.oo, -sympy.oo):
+            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
+                      "number) for every input", "check the expression: the function raises on "
+                      "every call")
+        return value
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
@@ -472,14 +483,14 @@ class _Reader:
     def condition(self, node, frame):
         """A test as a SymPy boolean (``sympy.true``/``false`` when decided at build time)."""
         if isinstance(node, ast.Compare):
+            for op in node.ops:
+                if type(op) not in _COMPARE:
+                    self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
+                              "compare numbers with < <= > >= == !=")
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
-                make = _COMPARE.get(type(op))
-                if make is None:
-                    self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
-                              "compare numbers with < <= > >= == !=")
-                parts.append(make(left, right))
+                parts.append(_COMPARE[type(op)](left, right))
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
@@ -511,16 +522,21 @@ class _Reader:
             if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
                 self.fail(node, frame, f"keyword or `*` arguments to `{_dotted(node.func)}` are "
                           "not supported", "pass plain positional arguments")
-            args = [self.number(self.value(a, frame), a, frame) for a in node.args]
+            args = [self.value(a, frame) for a in node.args]
+            for value, arg in zip(args, node.args):
+                if isinstance(value, tuple):
+                    self.fail(arg, frame, f"`{_dotted(node.func)}` of a tuple is not supported",
+                              f"pass each number as its own argument: {_dotted(node.func)}(a, b)")
+            args = [self.number(a, n, frame) for a, n in zip(args, node.args)]
             if len(args) not in rule.nargs:
                 counts = " or ".join(map(str, rule.nargs))
                 self.fail(node, frame, f"`{_dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
             try:
-                return (rule.build or rule.sympy)(*args)
+                return self.defined((rule.build or rule.sympy)(*args), node, frame)
             except (TypeError, ValueError) as exc:
-                return self.fail(node, frame, f"`{_dotted(node.func)}` cannot be applied here: "
-                                 f"{exc}", "pass numbers")
+                return self.fail(node, frame, f"`{_dotted(node.func)}` cannot be applied here "
+                                 f"({str(exc).rstrip('.')})", "pass real numbers")
         if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
             return self.inline(obj, node, frame)
         return self.fail(node, frame, f"symgrad does not know the derivative of "
@@ -537,7 +553,7 @@ class _Reader:
         return self.number(value, node, frame)
 
     def inline(self, helper, node, frame):
-        if helper in self.inlining or helper is getattr(frame.src, "function", None):
+        if helper in self.inlining:
             self.fail(node, frame, f"recursion (`{helper.__name__}` calls itself) is not supported",
                       "rewrite it as a `for` loop with a count known at build time")
         src = read_source(helper)

@@ -21,7 +21,7 @@ import symgrad
 from symgrad import stop_gradient
 
 STRATEGIES = ("symbolic", "reverse")
-ALLOWED_FREE_NAMES = {"math", "abs", "max", "min", "round", "ValueError"}
+ALLOWED_FREE_NAMES = {"math", "abs", "max", "min", "round", "float", "ValueError"}  # builtins
 
 
 # --- primal functions ---------------------------------------------------------------------
