@@ -468,7 +468,7 @@ class _Reader:
         if isinstance(value, sympy.Integer):
             return int(value)
         if isinstance(value, sympy.Number):
-            return self.fail(node, frame, f"this must be an int, not {value}",
+            return self.fail(node, frame, f"this must be an int, not {float(value)!r}",
                              "use an int (range() and indexing take ints only)")
         return self.fail(node, frame, "this must be an integer known when the gradient is built",
                          "use a literal, a module constant, a closure variable or a parameter "
