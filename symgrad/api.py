@@ -97,11 +97,8 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     >>> symgrad.grad(energy)(3.0, 4.0)
     (6.0, 8.0)
     """
-    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
-    if f is None:
-        return lambda function: grad(function, **options)
-    return build("grad", f, **options)
+    return _entry("grad", f, dict(wrt=wrt, stop_gradients=stop_gradients,
+                                       unconnected=unconnected, backend=backend, strategy=strategy))
 
 
 def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -120,11 +117,8 @@ def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", b
     >>> symgrad.value_and_grad(f)(3.0, 2.0)
     (18.0, (12.0, 9.0))
     """
-    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
-    if f is None:
-        return lambda function: value_and_grad(function, **options)
-    return build("value_and_grad", f, **options)
+    return _entry("value_and_grad", f, dict(wrt=wrt, stop_gradients=stop_gradients,
+                                       unconnected=unconnected, backend=backend, strategy=strategy))
 
 
 def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -144,11 +138,8 @@ def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend
     >>> symgrad.jacobian(polar)(2.0, 0.0)
     ((1.0, -0.0), (0.0, 2.0))
     """
-    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
-    if f is None:
-        return lambda function: jacobian(function, **options)
-    return build("jacobian", f, **options)
+    return _entry("jacobian", f, dict(wrt=wrt, stop_gradients=stop_gradients,
+                                       unconnected=unconnected, backend=backend, strategy=strategy))
 
 
 def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -168,11 +159,8 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     >>> symgrad.hessian(bilinear)(1.5, -2.0)
     ((2.0, 1.0), (1.0, 0.0))
     """
-    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
-    if f is None:
-        return lambda function: hessian(function, **options)
-    return build("hessian", f, **options)
+    return _entry("hessian", f, dict(wrt=wrt, stop_gradients=stop_gradients,
+                                       unconnected=unconnected, backend=backend, strategy=strategy))
 
 
 def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -196,11 +184,15 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     >>> symgrad.vjp(polar)(2.0, 0.0, 1.0, 0.0)
     (1.0, 0.0)
     """
-    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+    return _entry("vjp", f, dict(wrt=wrt, stop_gradients=stop_gradients,
+                                       unconnected=unconnected, backend=backend, strategy=strategy))
+
+
+def _entry(kind, f, options):
+    """``build`` now, or a decorator that will, when used as ``@grad(wrt=...)``."""
     if f is None:
-        return lambda function: vjp(function, **options)
-    return build("vjp", f, **options)
+        return lambda function: build(kind, function, **options)
+    return build(kind, f, **options)
 
 
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
