@@ -97,8 +97,9 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     >>> symgrad.grad(energy)(3.0, 4.0)
     (6.0, 8.0)
     """
-    return _entry("grad", f, dict(wrt=wrt, stop_gradients=stop_gradients,
-                                       unconnected=unconnected, backend=backend, strategy=strategy))
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    return _entry("grad", f, options)
 
 
 def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -117,8 +118,9 @@ def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", b
     >>> symgrad.value_and_grad(f)(3.0, 2.0)
     (18.0, (12.0, 9.0))
     """
-    return _entry("value_and_grad", f, dict(wrt=wrt, stop_gradients=stop_gradients,
-                                       unconnected=unconnected, backend=backend, strategy=strategy))
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    return _entry("value_and_grad", f, options)
 
 
 def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -138,8 +140,9 @@ def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend
     >>> symgrad.jacobian(polar)(2.0, 0.0)
     ((1.0, -0.0), (0.0, 2.0))
     """
-    return _entry("jacobian", f, dict(wrt=wrt, stop_gradients=stop_gradients,
-                                       unconnected=unconnected, backend=backend, strategy=strategy))
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    return _entry("jacobian", f, options)
 
 
 def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -159,8 +162,9 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     >>> symgrad.hessian(bilinear)(1.5, -2.0)
     ((2.0, 1.0), (1.0, 0.0))
     """
-    return _entry("hessian", f, dict(wrt=wrt, stop_gradients=stop_gradients,
-                                       unconnected=unconnected, backend=backend, strategy=strategy))
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    return _entry("hessian", f, options)
 
 
 def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
@@ -184,8 +188,9 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     >>> symgrad.vjp(polar)(2.0, 0.0, 1.0, 0.0)
     (1.0, 0.0)
     """
-    return _entry("vjp", f, dict(wrt=wrt, stop_gradients=stop_gradients,
-                                       unconnected=unconnected, backend=backend, strategy=strategy))
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    return _entry("vjp", f, options)
 
 
 def _entry(kind, f, options):
