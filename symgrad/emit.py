@@ -73,6 +73,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
             body.append(_assign(results[index], ast.Constant(None)))
         elif backend == "math" and _int_valued(values[index], ints):  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
+        elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
+            body = [_broadcast_result(line, results[index], program.params) for line in body]
     body.append(ast.Return(_returned(layout, results)))
     function_name = f"{kind}_{program.name}"
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
@@ -136,6 +138,23 @@ def _float_result(line, name):
     if isinstance(line, ast.Assign) and line.targets[0].id == name:
         line.value = ast.Call(ast.Name("float", ast.Load()), [line.value], [])
     return line
+
+
+def _broadcast_result(line, name, params):
+    """A constant result of the numpy backend takes the arguments' broadcast shape, as in JAX."""
+    if isinstance(line, ast.Assign) and line.targets[0].id == name:
+        shape = ast.Attribute(ast.Call(_dotted_name("np.broadcast"), [
+            ast.Name(p.name, ast.Load()) for p in params], []), "shape", ast.Load())
+        line.value = ast.Call(_dotted_name("np.full"), [shape, line.value], [])
+    return line
+
+
+def _dotted_name(dotted):
+    parts = dotted.split(".")
+    node = ast.Name(parts[0], ast.Load())
+    for part in parts[1:]:
+        node = ast.Attribute(node, part, ast.Load())
+    return node
 
 
 def _flatten(layout):
@@ -361,11 +380,7 @@ class _Printer:
         return self.node(e)
 
     def name(self, dotted):
-        parts = dotted.split(".")
-        node = ast.Name(parts[0], ast.Load())
-        for part in parts[1:]:
-            node = ast.Attribute(node, part, ast.Load())
-        return node
+        return _dotted_name(dotted)
 
     def call(self, dotted, args):
         return ast.Call(self.name(dotted), [self.node(a) for a in args], [])
