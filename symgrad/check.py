@@ -172,24 +172,15 @@ def _as_tuple(value):
     return value if isinstance(value, tuple) else (value,)
 
 
-def _symbolic(derivative):
-    """The derivative outputs as expressions of the parameters, or None where too large."""
-    values = {}
-    for a in derivative.assignments:
-        values[a.target] = a.expr.xreplace(values)
-    results = []
-    for out in derivative.outputs:
-        full = out.xreplace(values)
-        results.append(full if tree_size(full, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES
-                       else None)
-    return results
+def _symbolic(program):
+    """The outputs as expressions of the parameters, or None where too large to simplify."""
+    return [out if tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES else None
+            for out in substituted_outputs(program)]
 
 
 def _in_primal_symbols(hand, primal):
     rename = dict(zip(hand.params, primal.params))
-    return [None if e is None else e.xreplace(rename) for e in (
-        out if tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES else None
-        for out in substituted_outputs(hand))]
+    return [None if e is None else e.xreplace(rename) for e in _symbolic(hand)]
 
 
 def _difference(ours, theirs):

@@ -18,7 +18,8 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
+from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
+                      substituted_outputs)
 from .rules import ZERO, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -168,7 +169,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
-    full = _substituted(program) if strategy == "symbolic" else None
+    full = substituted_outputs(program) if strategy == "symbolic" else None
     for index, (out, out_name) in enumerate(zip(program.outputs, program.output_names)):
         reached = reached_symbols(program, out)
         if strategy == "symbolic":
@@ -205,13 +206,6 @@ def _substituted_size(program):
     for a in program.assignments:
         sizes[a.target] = size(a.expr)
     return max((size(out) for out in program.outputs), default=0)
-
-
-def _substituted(program):
-    values = {}
-    for a in program.assignments:
-        values[a.target] = a.expr.xreplace(values)
-    return [out.xreplace(values) for out in program.outputs]
 
 
 def _symbolic(program, full_output, symbols):
