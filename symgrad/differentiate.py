@@ -88,9 +88,10 @@ def derivative(expr, symbol, memo=None):
 def _power_derivative(node, db, de):
     """d(b**e) = e*b**(e - 1)*db + b**e*log(b)*de, never SymPy's b**e*e/b (nan at b = 0).
 
-    With a variable exponent the two terms get JAX's guards: the first is 0 where e = 0 (b**0 is
-    constant) and the second is 0 where b = 0 (0**e is 0 for every e > 0), so x**y at x = 0 has
-    the finite derivative JAX, PyTorch and TensorFlow give, not a log(0) error.
+    With a variable exponent the two terms get guards: the first is 0 where e = 0 (b**0 is
+    constant), the second is 0 where b = 0 and e > 0 (0**e is 0 for every e > 0), so x**y at
+    x = 0, y > 0 has the finite derivative PyTorch and autograd give, not a log(0) error; at
+    b = 0, e <= 0 the power itself is undefined and the code raises as the primal does.
     """
     base, exponent = node.args
     result = S.Zero
@@ -102,7 +103,7 @@ def _power_derivative(node, db, de):
     if de != 0:
         term = node * sympy.log(base)
         if not base.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(base, 0)), (term, True))
+            term = sympy.Piecewise((0, sympy.Eq(base, 0) & (exponent > 0)), (term, True))
         result += term * de
     return result
 

@@ -123,6 +123,8 @@ def _int_valued(expr, ints):
         return expr in ints
     if isinstance(expr, (Round,) + _INT_FUNCTIONS):
         return True
+    if expr.is_Mul and expr.args[0] == -1:  # printed as a unary minus, not a float literal
+        return _int_valued(-expr, ints)
     if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs)):
         return all(_int_valued(a, ints) for a in expr.args)
     if expr.is_Pow:
@@ -333,8 +335,8 @@ def _cse_body(entries, printer, names):
             line = _assign(target.name, printer.expr(expr, renamed))
             if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
                 line = ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
-                    ast.keyword("divide", ast.Constant("ignore")),
-                    ast.keyword("invalid", ast.Constant("ignore"))]), None)], [line])
+                    ast.keyword(kind, ast.Constant("ignore"))
+                    for kind in ("divide", "over", "invalid")]), None)], [line])
             body.append(line)
         else:
             expr = reduced_of[id(entry)]
@@ -483,7 +485,8 @@ class _Printer:
     def mul(self, e):
         if e.could_extract_minus_sign():
             return ast.UnaryOp(ast.USub(), self.node(-e))
-        coeff, factors = e.as_coeff_mul()
+        coeff, rest = e.as_coeff_Mul()  # Mul(1.0, x) gives (1.0, x): as_coeff_mul keeps the 1.0
+        factors = sympy.Mul.make_args(rest)
         numerator, denominator = [], []
         if coeff.is_Rational and not coeff.is_Integer:
             if coeff.p != 1:

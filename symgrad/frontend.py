@@ -503,13 +503,13 @@ class _Reader:
 
     def call(self, node, frame):
         if _dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
-            return StopGradient(self.single_argument(node, frame))
+            return self.stopped(node, frame)
         func = self.value(node.func, frame)
         if not isinstance(func, _Py) or not callable(func.obj):
             return self.fail(node, frame, "this is not a function", "call functions only")
         obj = func.obj
         if obj is rules.stop_gradient or _framework_stop_gradient(obj):
-            return StopGradient(self.single_argument(node, frame))
+            return self.stopped(node, frame)
         if getattr(obj, "__name__", None) == "stop_gradient":
             self.fail(node, frame, f"this `stop_gradient` is {_describe(obj)} from module "
                       f"`{getattr(obj, '__module__', '?')}`, not symgrad's",
@@ -529,7 +529,8 @@ class _Reader:
                               f"pass each number as its own argument: {_dotted(node.func)}(a, b)")
             args = [self.number(a, n, frame) for a, n in zip(args, node.args)]
             if len(args) not in rule.nargs:
-                counts = " or ".join(map(str, rule.nargs))
+                counts = (f"{rule.nargs[0]} to {rule.nargs[-1]}" if len(rule.nargs) > 2
+                          else " or ".join(map(str, rule.nargs)))
                 self.fail(node, frame, f"`{_dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
             try:
@@ -544,13 +545,14 @@ class _Reader:
                          "use math/numpy functions symgrad knows (docs/language.md) or a plain "
                          "Python helper whose source is available")
 
-    def single_argument(self, node, frame):
+    def stopped(self, node, frame):
+        """``stop_gradient(e)``: ``StopGradient(e)``, element by element for a tuple."""
         if len(node.args) != 1 or node.keywords:
             self.fail(node, frame, "stop_gradient takes exactly one argument", "pass one value")
         value = self.value(node.args[0], frame)
         if isinstance(value, tuple):
             return tuple(StopGradient(self.number(v, node, frame)) for v in value)
-        return self.number(value, node, frame)
+        return StopGradient(self.number(value, node, frame))
 
     def inline(self, helper, node, frame):
         if helper in self.inlining:

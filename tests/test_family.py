@@ -181,3 +181,52 @@ def test_hessian_derivatives_are_sympy_expressions():
     x, y = sympy.symbols("x y", real=True)
     derivatives = symgrad.hessian(bilinear).derivatives
     assert [sympy.simplify(d) for d in derivatives] == [2, 1, 1, 0]
+
+
+# --- regressions found by review -------------------------------------------------------------
+def negated_product(x, y):
+    return -x * y
+
+
+def modulo(x, y):
+    return x % y
+
+
+def power(x, y):
+    return x ** y
+
+
+def overflow_branch(x):
+    return math.exp(x) if x < 50.0 else 0.0
+
+
+def stopped_pair(x, y):
+    a, b = stop_gradient((x * y, x + y))
+    return a * x + b * y
+
+
+def test_negated_int_results_are_floats():
+    # d(-xy)/dx = -y = -3, d/dy = -x = -2; x % y: d/dx = 1, d/dy = -floor(7/2) = -3
+    assert [type(v) for v in symgrad.grad(negated_product)(2, 3)] == [float, float]
+    assert symgrad.grad(negated_product)(2, 3) == (-3.0, -2.0)
+    got = symgrad.grad(modulo)(7.0, 2.0)
+    assert got == (1.0, -3.0) and type(got[1]) is float
+
+
+def test_power_exponent_derivative_at_zero_base():
+    # d/dy 0**y = 0 for y > 0; at y = -1 the power itself raises, and so does its derivative
+    assert symgrad.grad(power, wrt="y")(0.0, 2.0) == 0.0
+    with pytest.raises(ZeroDivisionError):
+        symgrad.grad(power, wrt="y")(0.0, -1.0)
+
+
+def test_numpy_untaken_branch_does_not_warn_on_overflow():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = symgrad.grad(overflow_branch, backend="numpy")(np.array([0.0, 1000.0]))
+    assert got.tolist() == [1.0, 0.0]
+
+
+def test_stop_gradient_of_a_tuple_stops_each_element():
+    # a = 6, b = 5 are constants: d(a x + b y) = (a, b)
+    assert symgrad.grad(stopped_pair)(2.0, 3.0) == (6.0, 5.0)
