@@ -17,10 +17,10 @@ import os
 import warnings
 
 import sympy
-from sympy import S
 
-from .errors import OptionError, SymgradError
+from .errors import OptionError
 from .program import fresh_name
+from .printer import Printer, dotted_name
 from .rules import StopGradient, rule_for_class
 
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
@@ -54,7 +54,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
-    printer = _Printer(backend)
+    printer = Printer(backend)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -145,18 +145,10 @@ def _float_result(line, name):
 def _broadcast_result(line, name, params):
     """A constant result of the numpy backend takes the arguments' broadcast shape, as in JAX."""
     if isinstance(line, ast.Assign) and line.targets[0].id == name:
-        shape = ast.Attribute(ast.Call(_dotted_name("np.broadcast"), [
+        shape = ast.Attribute(ast.Call(dotted_name("np.broadcast"), [
             ast.Name(p.name, ast.Load()) for p in params], []), "shape", ast.Load())
-        line.value = ast.Call(_dotted_name("np.full"), [shape, line.value], [])
+        line.value = ast.Call(dotted_name("np.full"), [shape, line.value], [])
     return line
-
-
-def _dotted_name(dotted):
-    parts = dotted.split(".")
-    node = ast.Name(parts[0], ast.Load())
-    for part in parts[1:]:
-        node = ast.Attribute(node, part, ast.Load())
-    return node
 
 
 def _flatten(layout):
@@ -363,186 +355,3 @@ def _ordered_symbols(expr):
         else:
             stack.extend(reversed(node.args))
     return order
-
-
-# --- printing SymPy as Python AST ------------------------------------------------------------
-_COMPARE = {sympy.StrictLessThan: ast.Lt, sympy.LessThan: ast.LtE, sympy.StrictGreaterThan: ast.Gt,
-            sympy.GreaterThan: ast.GtE, sympy.Equality: ast.Eq, sympy.Unequality: ast.NotEq}
-_CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
-
-
-class _Printer:
-    def __init__(self, backend):
-        self.backend = backend
-        self.module = "math" if backend == "math" else "np"
-
-    def expr(self, e, body_map=None):
-        if body_map:
-            e = e.xreplace(body_map)
-        return self.node(e)
-
-    def name(self, dotted):
-        return _dotted_name(dotted)
-
-    def call(self, dotted, args):
-        return ast.Call(self.name(dotted), [self.node(a) for a in args], [])
-
-    def number(self, value):
-        if value < 0:
-            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
-        return ast.Constant(value)
-
-    def node(self, e):
-        if e is None:
-            return ast.Constant(None)
-        if e.is_Symbol:
-            return ast.Name(e.name, ast.Load())
-        if e.is_Integer:  # float literals: float * float is faster than float * int
-            return self.number(float(e))
-        if e.is_Float:
-            return self.number(float(e))
-        if e.is_Rational:
-            fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
-            return ast.UnaryOp(ast.USub(), fraction) if e.p < 0 else fraction
-        if e in _CONSTANTS:
-            return self.name(f"{self.module}.{_CONSTANTS[e]}")
-        if e is S.NegativeInfinity:
-            return ast.UnaryOp(ast.USub(), self.name(f"{self.module}.inf"))
-        if e.is_Add:
-            return self.add(e)
-        if e.is_Mul:
-            return self.mul(e)
-        if e.is_Pow:
-            return self.pow(e)
-        if isinstance(e, sympy.Piecewise):
-            return self.piecewise(e)
-        if isinstance(e, sympy.logic.boolalg.BooleanTrue):
-            return ast.Constant(True)
-        if isinstance(e, sympy.logic.boolalg.BooleanFalse):
-            return ast.Constant(False)
-        if type(e) in _COMPARE:
-            lhs, rhs = e.lhs, e.rhs
-            if rhs == 0 and lhs.is_Add:  # SymPy's `x - 1.0 < 0` prints as `x < 1.0`
-                constant, rest = lhs.as_coeff_Add()
-                lhs, rhs = rest, -constant
-            return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
-        if isinstance(e, (sympy.And, sympy.Or)):
-            op = ast.And() if isinstance(e, sympy.And) else ast.Or()
-            parts = [self.node(a) for a in e.args]
-            if self.backend == "numpy":  # binary ufuncs: nest them
-                node = parts[0]
-                for part in parts[1:]:
-                    node = ast.Call(self.name(
-                        "np.logical_and" if isinstance(e, sympy.And) else "np.logical_or"),
-                        [node, part], [])
-                return node
-            return ast.BoolOp(op, parts)
-        if isinstance(e, sympy.ITE):  # a condition on a value chosen by a branch
-            if self.backend == "numpy":
-                return self.call("np.where", e.args)
-            return ast.IfExp(self.node(e.args[0]), self.node(e.args[1]), self.node(e.args[2]))
-        if isinstance(e, sympy.Not):
-            if self.backend == "numpy":
-                return self.call("np.logical_not", e.args)
-            return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
-        if isinstance(e, StopGradient):
-            return self.node(e.args[0])
-        if isinstance(e, sympy.Mod):
-            return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
-        if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
-            return self.function(e)
-        raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
-                           f"{self.backend!r}: {e}")
-
-    def function(self, e):
-        rule = rule_for_class(type(e))
-        printed = getattr(rule, self.backend, None) if rule is not None else None
-        if printed is None:
-            raise SymgradError(f"no {self.backend} spelling for {type(e).__name__}")
-        if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
-            return ast.Call(self.name("round"), [self.node(e.args[0])], [])
-        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(e.args) > 2:
-            node = self.node(e.args[0])
-            for arg in e.args[1:]:
-                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
-            return node
-        return self.call(printed, e.args)
-
-    def add(self, e):
-        terms = e.as_ordered_terms()
-        terms = [t for t in terms if not t.could_extract_minus_sign()] + [
-            t for t in terms if t.could_extract_minus_sign()]
-        node = None
-        for term in terms:
-            negative = term.could_extract_minus_sign()
-            part = self.node(-term if negative else term)
-            if node is None:
-                node = ast.UnaryOp(ast.USub(), part) if negative else part
-            else:
-                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(), part)
-        return node
-
-    def mul(self, e):
-        if e.could_extract_minus_sign():
-            return ast.UnaryOp(ast.USub(), self.node(-e))
-        coeff, rest = e.as_coeff_Mul()  # Mul(1.0, x) gives (1.0, x): as_coeff_mul keeps the 1.0
-        factors = sympy.Mul.make_args(rest)
-        numerator, denominator = [], []
-        if coeff.is_Rational and not coeff.is_Integer:
-            if coeff.p != 1:
-                numerator.append(self.node(sympy.Integer(coeff.p)))
-            denominator.append(self.node(sympy.Integer(coeff.q)))
-        elif coeff != 1 and float(coeff) != 1.0:  # 1.0 * x is x for floats
-            numerator.append(self.node(coeff))
-        for factor in sympy.Mul(*factors).as_ordered_factors():
-            if factor.is_Pow and factor.exp.is_Number and factor.exp < 0:
-                denominator.append(self.node(sympy.Pow(factor.base, -factor.exp)))
-            else:
-                numerator.append(self.node(factor))
-        node = _product(numerator) if numerator else ast.Constant(1.0)
-        if denominator:
-            node = ast.BinOp(node, ast.Div(), _product(denominator))
-        return node
-
-    def pow(self, e):
-        base, exponent = e.args
-        sqrt = "math.sqrt" if self.backend == "math" else "np.sqrt"
-        if exponent == S.Half:
-            return self.call(sqrt, [base])
-        if exponent == -S.Half:
-            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.call(sqrt, [base]))
-        if exponent.is_Number and exponent < 0:
-            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.node(sympy.Pow(base, -exponent)))
-        if exponent == 1:
-            return self.node(base)
-        if exponent == 2 and base.is_Symbol:  # x * x: faster than x ** 2 in CPython
-            return ast.BinOp(self.node(base), ast.Mult(), self.node(base))
-        if exponent.is_Integer:  # an int exponent: exact, and x ** 3 reads as written
-            return ast.BinOp(self.node(base), ast.Pow(), ast.Constant(int(exponent)))
-        return ast.BinOp(self.node(base), ast.Pow(), self.node(exponent))
-
-    def piecewise(self, e):
-        pieces = list(e.args)
-        last_value, last_cond = pieces[-1]
-        if last_cond is not S.true:
-            raise SymgradError("a Piecewise with no default branch cannot be printed")
-        node = self.node(_as_float(last_value))
-        for value, cond in reversed(pieces[:-1]):
-            value = _as_float(value)
-            if self.backend == "numpy":
-                node = ast.Call(self.name("np.where"), [self.node(cond), self.node(value), node], [])
-            else:
-                node = ast.IfExp(self.node(cond), self.node(value), node)
-        return node
-
-
-def _as_float(value):
-    """A constant branch value prints as a float, so every branch returns a float."""
-    return sympy.Float(value) if value.is_Number else value
-
-
-def _product(nodes):
-    node = nodes[0]
-    for other in nodes[1:]:
-        node = ast.BinOp(node, ast.Mult(), other)
-    return node

@@ -19,6 +19,7 @@ import sympy
 
 from . import rules
 from .errors import UnsupportedSyntaxError
+from .fence import LOOP_HINT, REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
 from .rules import StopGradient, power
 from .source import read_source
@@ -34,43 +35,6 @@ _BINARY = {
 }
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
-_LOOP_HINT = "rewrite as `for i in range(N)` with N known when the gradient is built"
-_REJECTED = {
-    ast.While: ("`while` loops are not supported", _LOOP_HINT),
-    ast.Try: ("`try` is not supported", "differentiate the code inside it"),
-    ast.With: ("`with` is not supported", "differentiate the code inside it"),
-    ast.Global: ("`global` is not supported", "read module constants without declaring them"),
-    ast.Nonlocal: ("`nonlocal` is not supported", "pass the value as a parameter"),
-    ast.Raise: ("`raise` is not supported", "check inputs before calling the gradient"),
-    ast.Assert: ("`assert` is not supported", "check inputs before calling the gradient"),
-    ast.Delete: ("`del` is not supported", "remove it"),
-    ast.Import: ("`import` inside the function is not supported", "import at module level"),
-    ast.ImportFrom: ("`import` inside the function is not supported", "import at module level"),
-    ast.FunctionDef: ("a nested `def` is not supported", "define the helper at module level"),
-    ast.AsyncFunctionDef: ("`async def` is not supported", "use a plain `def`"),
-    ast.ClassDef: ("a `class` inside the function is not supported", "define it outside"),
-    ast.Break: ("`break` is not supported", "loop over exactly the iterations needed"),
-    ast.Continue: ("`continue` is not supported", "use `if` inside the loop"),
-    ast.Yield: ("`yield` is not supported", "return a value"),
-    ast.YieldFrom: ("`yield from` is not supported", "return a value"),
-    ast.Await: ("`await` is not supported", "use a plain function"),
-    ast.Lambda: ("a `lambda` inside the function is not supported",
-                 "define a helper with `def` at module level"),
-    ast.NamedExpr: ("the walrus operator `:=` is not supported", "use a plain assignment"),
-    ast.ListComp: ("comprehensions are not supported", "use a `for i in range(N)` loop"),
-    ast.GeneratorExp: ("generator expressions are not supported", "use a `for` loop"),
-    ast.DictComp: ("comprehensions are not supported", "use a `for` loop"),
-    ast.SetComp: ("comprehensions are not supported", "use a `for` loop"),
-    ast.Dict: ("dictionaries are not supported", "use separate variables"),
-    ast.Set: ("sets are not supported", "use separate variables"),
-    ast.JoinedStr: ("strings are not supported", "remove it"),
-    ast.Starred: ("`*` unpacking is not supported", "pass the arguments one by one"),
-    ast.Match: ("`match` is not supported", "use `if`/`elif`/`else`"),
-    ast.AsyncFor: ("`async for` is not supported", "use a plain `for`"),
-    ast.AsyncWith: ("`async with` is not supported", "differentiate the code inside it"),
-}
-
-
 class _Py:
     """A Python object a name resolves to at build time (a module, a callable, a constant tuple)."""
 
@@ -224,7 +188,7 @@ class _Reader:
                 rest = stmts[k + 1:]
                 if cond is sympy.true or cond is sympy.false:
                     return self.block((stmt.body if cond else stmt.orelse) + rest, frame)
-                if _contains(stmt, ast.Return):
+                if contains(stmt, ast.Return):
                     results = [self.branch(part + rest, frame) for part in (stmt.body, stmt.orelse)]
                     if None in results:
                         self.fail(stmt, frame, "not every path through this `if` returns a value",
@@ -289,7 +253,7 @@ class _Reader:
             if stmt.value is not None:
                 self.assign(stmt.target, self.value(stmt.value, frame), stmt, frame)
         elif isinstance(stmt, ast.Expr):
-            if type(stmt.value) in _REJECTED:  # a bare `yield x` or `await x`
+            if type(stmt.value) in REJECTED:  # a bare `yield x` or `await x`
                 self.reject(stmt.value, frame)
             if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
                 self.fail(stmt, frame, "an expression statement (such as a call to `print`) "
@@ -331,7 +295,7 @@ class _Reader:
             self.fail(stmt, frame, "`for ... else` is not supported", "remove the `else`")
         for kind, word in ((ast.Return, "`return`"), (ast.Break, "`break`"),
                            (ast.Continue, "`continue`")):
-            inner = _first(stmt, kind)
+            inner = first(stmt, kind)
             if inner is not None:
                 self.fail(inner, frame, f"{word} inside a `for` loop is not supported",
                           "compute the value in the loop and return after it")
@@ -339,7 +303,7 @@ class _Reader:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and self.lookup(it.func, frame) is range:
             if it.keywords or not 1 <= len(it.args) <= 3:
-                self.fail(it, frame, "range() takes 1 to 3 positional arguments", _LOOP_HINT)
+                self.fail(it, frame, "range() takes 1 to 3 positional arguments", LOOP_HINT)
             items = [sympy.Integer(i) for i in range(*[self.integer(a, frame) for a in it.args])]
         else:
             items = self.sequence(self.value(it, frame), it, frame)
@@ -362,7 +326,7 @@ class _Reader:
             try:
                 return self.python(getattr(base.obj, node.attr), node, frame)
             except AttributeError:
-                self.fail(node, frame, f"`{_dotted(node)}` does not exist", "check the spelling")
+                self.fail(node, frame, f"`{dotted(node)}` does not exist", "check the spelling")
         if isinstance(node, ast.BinOp):
             return self.binary(node.op, self.value(node.left, frame),
                                self.value(node.right, frame), node, frame)
@@ -502,7 +466,7 @@ class _Reader:
         return sympy.Ne(self.number(value, node, frame), 0)
 
     def call(self, node, frame):
-        if _dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
+        if dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
             return self.stopped(node, frame)
         func = self.value(node.func, frame)
         if not isinstance(func, _Py) or not callable(func.obj):
@@ -520,28 +484,28 @@ class _Reader:
         rule = rules.rule_for_callable(obj)
         if rule is not None:
             if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-                self.fail(node, frame, f"keyword or `*` arguments to `{_dotted(node.func)}` are "
+                self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are "
                           "not supported", "pass plain positional arguments")
             args = [self.value(a, frame) for a in node.args]
             for value, arg in zip(args, node.args):
                 if isinstance(value, tuple):
-                    self.fail(arg, frame, f"`{_dotted(node.func)}` of a tuple is not supported",
-                              f"pass each number as its own argument: {_dotted(node.func)}(a, b)")
+                    self.fail(arg, frame, f"`{dotted(node.func)}` of a tuple is not supported",
+                              f"pass each number as its own argument: {dotted(node.func)}(a, b)")
             args = [self.number(a, n, frame) for a, n in zip(args, node.args)]
             if len(args) not in rule.nargs:
                 counts = (f"{rule.nargs[0]} to {rule.nargs[-1]}" if len(rule.nargs) > 2
                           else " or ".join(map(str, rule.nargs)))
-                self.fail(node, frame, f"`{_dotted(node.func)}` with {len(args)} arguments is not "
+                self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
             try:
                 return self.defined((rule.build or rule.sympy)(*args), node, frame)
             except (TypeError, ValueError) as exc:
-                return self.fail(node, frame, f"`{_dotted(node.func)}` cannot be applied here "
+                return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                                  f"({str(exc).rstrip('.')})", "pass real numbers")
         if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
             return self.inline(obj, node, frame)
         return self.fail(node, frame, f"symgrad does not know the derivative of "
-                         f"`{_dotted(node.func) or _describe(obj)}`",
+                         f"`{dotted(node.func) or _describe(obj)}`",
                          "use math/numpy functions symgrad knows (docs/language.md) or a plain "
                          "Python helper whose source is available")
 
@@ -600,25 +564,13 @@ class _Reader:
 
     # --- errors -------------------------------------------------------------------------------
     def reject(self, node, frame):
-        what, hint = _REJECTED.get(type(node), (
+        what, hint = REJECTED.get(type(node), (
             f"`{type(node).__name__}` is not supported", "see docs/language.md for what is"))
         return self.fail(node, frame, what, hint)
 
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
-
-
-def _dotted(node):
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _framework_stop_gradient(obj):
@@ -630,26 +582,3 @@ def _framework_stop_gradient(obj):
 
 def _describe(obj):
     return getattr(obj, "__qualname__", None) or type(obj).__name__
-
-
-def _walk_same_function(node):
-    """``ast.walk`` that does not enter nested function or class definitions."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for child in ast.iter_child_nodes(current):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                      ast.Lambda)):
-                stack.append(child)
-
-
-def _first(node, kind):
-    for sub in _walk_same_function(node):
-        if isinstance(sub, kind) and sub is not node:
-            return sub
-    return None
-
-
-def _contains(node, kind):
-    return _first(node, kind) is not None
