@@ -1,5 +1,6 @@
 """The public entry points: ``grad`` and ``GradientFunction``; the family builds on ``build``."""
 import functools
+import importlib.util
 
 import sympy
 from sympy.core.parameters import distribute
@@ -203,13 +204,15 @@ def _entry(kind, f, options):
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
     """Build (or fetch from the cache) the ``GradientFunction`` of kind ``kind`` for ``f``."""
     stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
-        stop_gradients)
+        stop_gradients or ())
     key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy)
     cached = _CACHE.get(f, key)
     if cached is not None:
         return cached
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
+    if backend == "numpy" and importlib.util.find_spec("numpy") is None:
+        raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     with distribute(False):  # keep 2*(x - y) as written: SymPy would expand it to 2*x - 2*y
@@ -306,7 +309,11 @@ def normalize_wrt(program, wrt):
     params = program.param_names
     if wrt is None:
         names = tuple(p for p in params if p not in program.static)
+        if not names:
+            raise OptionError(f"`{program.name}` has no parameter to differentiate with respect to")
         return names, len(names) == 1
+    if isinstance(wrt, (tuple, list)) and not wrt:
+        raise OptionError("wrt is empty: name at least one parameter")
     single = not isinstance(wrt, (tuple, list))
     items = (wrt,) if single else tuple(wrt)
     names = []

@@ -47,6 +47,8 @@ class GradientCheck:
         got: ``df``'s value there.
         kinks: notes of the points where a component sits on a kink.
         rtol: the tolerance used.
+        raised: notes of the given points where symgrad's gradient raises (such a point is
+            skipped: the derivative is not defined there) or ``df`` raises (a difference).
     """
 
     verdict: str
@@ -61,6 +63,7 @@ class GradientCheck:
     got: float = None
     kinks: list = field(default_factory=list)
     rtol: float = 1e-9
+    raised: list = field(default_factory=list)
 
     def __str__(self):
         lines = [f"check_grad: {self.verdict} (wrt {', '.join(self.wrt)}, "
@@ -73,6 +76,7 @@ class GradientCheck:
                          f"{self.got!r} by df, {self.expected!r} by symgrad "
                          f"(relative error {self.worst_error:.3g})")
         lines.extend(f"  kink: {note}" for note in self.kinks)
+        lines.extend(f"  raised: {note}" for note in self.raised)
         return "\n".join(lines)
 
 
@@ -84,7 +88,8 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
         df: the hand-derived gradient: same parameters (matched by position), returning one number
             for one ``wrt`` and a tuple in ``wrt`` order otherwise. Read from source like ``f``.
         wrt: as for ``grad``.
-        points: tuples of floats to evaluate at; None draws 10 random points (seeded by ``seed``,
+        points: tuples of floats (or floats, for one parameter) to evaluate at; a point where
+            symgrad's gradient raises is skipped and noted; None draws 10 random points (seeded by ``seed``,
             reproducible) in [-2, 2] where ``f``, its gradient and ``df`` all evaluate.
         rtol: relative tolerance, on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
@@ -120,7 +125,8 @@ def _check(f, df, wrt, points, rtol, seed):
     wrt_names, _single = normalize_wrt(primal, wrt)
     hand = to_program(df)
     if len(hand.outputs) != len(wrt_names):
-        raise OutputShapeError(f"`{hand.name}` returns {len(hand.outputs)} values for "
+        count = len(hand.outputs)
+        raise OutputShapeError(f"`{hand.name}` returns {count} value{'s' * (count != 1)} for "
                                f"{len(wrt_names)} wrt {wrt_names}")
     if len(hand.params) != len(primal.params):
         raise OutputShapeError(f"`{hand.name}` takes {len(hand.params)} parameters, "
@@ -131,14 +137,24 @@ def _check(f, df, wrt, points, rtol, seed):
     differences = tuple(_difference(ours, mine) for ours, mine in zip(
         _symbolic(derivative), theirs))
     gradient = grad(f, wrt=wrt_names)
-    hand_function = df
-    points = list(points) if points is not None else _random_points(
-        f, gradient, hand_function, len(primal.params), seed)
+    if points is None:
+        points = _random_points(f, gradient, df, primal, seed)
+    else:
+        points = [tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points]
     worst = dict(error=0.0, point=None, component=None, expected=None, got=None)
-    kinks, different = [], False
+    kinks, different, raised = [], False, []
     for point in points:
-        ours = _as_tuple(gradient(*point))
-        mine = _as_tuple(hand_function(*point))
+        try:
+            ours = _as_tuple(gradient(*point))
+        except (ArithmeticError, ValueError) as exc:
+            raised.append(f"symgrad's gradient raises {type(exc).__name__} at {point}: {exc}")
+            continue
+        try:
+            mine = _as_tuple(df(*point))
+        except (ArithmeticError, ValueError) as exc:
+            raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives {ours}")
+            different = True
+            continue
         for i, (a, b) in enumerate(zip(ours, mine)):
             error = abs(b - a) / max(1.0, abs(a))
             if error > rtol and _differs_precisely(derivative, hand, i, point, rtol):
@@ -162,7 +178,8 @@ def _check(f, df, wrt, points, rtol, seed):
     return GradientCheck(verdict=verdict, wrt=wrt_names, names=names, differences=differences,
                          points=[tuple(p) for p in points], worst_point=worst["point"],
                          worst_component=worst["component"], worst_error=worst["error"],
-                         expected=worst["expected"], got=worst["got"], kinks=kinks, rtol=rtol)
+                         expected=worst["expected"], got=worst["got"], kinks=kinks, rtol=rtol,
+                         raised=raised)
 
 
 def _as_tuple(value):
@@ -195,11 +212,14 @@ def _unstop(expr):
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
 
 
-def _random_points(f, gradient, hand, count, seed, wanted=10, tries=200):
+def _random_points(f, gradient, hand, primal, seed, wanted=10, tries=200):
+    """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
+    at build time (a range() bound) keeps its default."""
     rng = random.Random(seed)
     points = []
     for _ in range(tries):
-        point = tuple(round(rng.uniform(-2.0, 2.0), 6) for _ in range(count))
+        point = tuple(primal.static[name] if name in primal.static else
+                      round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
         try:
             values = [f(*point), *_as_tuple(gradient(*point)), *_as_tuple(hand(*point))]
         except (ArithmeticError, ValueError):

@@ -236,8 +236,11 @@ def _show(args):
     that object's own source, unless ``--wrt`` or ``--backend`` asks for another build.
     """
     function = load_function(args.target)
-    if isinstance(function, api.GradientFunction) and args.wrt is None and args.backend is None:
-        gradient = function
+    if isinstance(function, api.GradientFunction):
+        if args.wrt is None and args.backend is None:
+            gradient = function
+        else:  # other options for the function the decorator differentiated
+            gradient = api.grad(function.primal, wrt=args.wrt, backend=args.backend or "math")
     else:
         gradient = api.grad(function, wrt=args.wrt, backend=args.backend or "math")
     if args.latex:
@@ -259,7 +262,7 @@ def _export(args):
     """``export FILE:FUNC -o OUT.py [--wrt x,y] [--backend B]``: write a standalone module."""
     gradient = api.grad(load_function(args.target), wrt=args.wrt, backend=args.backend or "math")
     try:
-        export(gradient, args.output)
+        export(gradient, args.output, overwrite=args.force)
     except OSError as exc:
         raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.output}: {gradient.func.__name__}")
@@ -299,6 +302,8 @@ def _build_parser():
                                help="a Python file and the name of a function defined in it")
     export_parser.add_argument("-o", "--output", required=True, metavar="OUT.py",
                                help="the file to write")
+    export_parser.add_argument("--force", action="store_true",
+                               help="replace OUT.py if it exists (never the source file)")
     _add_wrt_and_backend(export_parser)
     export_parser.set_defaults(run=_export)
     return parser

@@ -269,6 +269,9 @@ class _Reader:
         if isinstance(target, ast.Name):
             self.bind(target.id, value, node, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = next((e for e in target.elts if isinstance(e, ast.Starred)), None)
+            if starred is not None:
+                self.reject(starred, frame)
             items = self.sequence(value, target, frame)
             if len(items) != len(target.elts):
                 self.fail(target, frame, f"cannot unpack {len(items)} values into "
@@ -423,7 +426,8 @@ class _Reader:
         if isinstance(value, sympy.Expr):
             return value
         what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
-                "a tuple" if isinstance(value, tuple) else f"`{_describe(value)}`")
+                "a tuple" if isinstance(value, tuple) else
+                f"`{_describe(value.obj if isinstance(value, _Py) else value)}`")
         return self.fail(node, frame, f"{what} is used where a number is needed",
                          "use numbers in arithmetic and comparisons in conditions only")
 
@@ -489,7 +493,8 @@ class _Reader:
             args = [self.value(a, frame) for a in node.args]
             for value, arg in zip(args, node.args):
                 if isinstance(value, tuple):
-                    self.fail(arg, frame, f"`{dotted(node.func)}` of a tuple is not supported",
+                    self.fail(arg, frame, f"`{dotted(node.func)}` of a tuple or list is not "
+                              "supported",
                               f"pass each number as its own argument: {dotted(node.func)}(a, b)")
             args = [self.number(a, n, frame) for a, n in zip(args, node.args)]
             if len(args) not in rule.nargs:
@@ -540,8 +545,11 @@ class _Reader:
             env[name] = self.value(arg, frame)
         for kw in node.keywords:
             if kw.arg is None or kw.arg not in params or kw.arg in env:
-                self.fail(node, frame, f"bad keyword argument to `{helper.__name__}`",
-                          "check the call")
+                what = ("`**` arguments" if kw.arg is None else
+                        f"the keyword argument `{kw.arg}`" + (" (given twice)" if kw.arg in env
+                                                              else " (not a parameter)"))
+                self.fail(kw, frame, f"{what} in the call of `{helper.__name__}`",
+                          f"`{helper.__name__}` takes {', '.join(params)}")
             env[kw.arg] = self.value(kw.value, frame)
         defaults = helper.__defaults__ or ()
         for name, default in zip(params[len(params) - len(defaults):], defaults):

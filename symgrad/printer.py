@@ -10,7 +10,7 @@ import ast
 import sympy
 from sympy import S
 
-from .errors import SymgradError
+from .errors import OptionError, SymgradError
 from .rules import StopGradient, rule_for_class
 
 
@@ -26,6 +26,8 @@ def dotted_name(dotted):
 _COMPARE = {sympy.StrictLessThan: ast.Lt, sympy.LessThan: ast.LtE, sympy.StrictGreaterThan: ast.Gt,
             sympy.GreaterThan: ast.GtE, sympy.Equality: ast.Eq, sympy.Unequality: ast.NotEq}
 _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
+LONG_SUM = 40
+"""Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
 
 
 class Printer:
@@ -118,7 +120,8 @@ class Printer:
         rule = rule_for_class(type(e))
         printed = getattr(rule, self.backend, None) if rule is not None else None
         if printed is None:
-            raise SymgradError(f"no {self.backend} spelling for {type(e).__name__}")
+            raise OptionError(f"`{type(e).__name__}` has no spelling for backend "
+                              f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(e.args) > 2:
@@ -132,6 +135,9 @@ class Printer:
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
+        if len(terms) > LONG_SUM:  # sum((a, b, ...)) adds left to right as a + b + ... does, but
+            return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
+                [self.node(t) for t in terms], ast.Load())], [])
         node = None
         for term in terms:
             negative = term.could_extract_minus_sign()

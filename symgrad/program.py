@@ -13,7 +13,8 @@ import sympy
 from .rules import StopGradient
 
 # names the emitted code refers to itself; a user name equal to one of these is renamed
-RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "ValueError"})
+RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "sum",
+                      "ValueError"})
 
 
 @dataclass(frozen=True)

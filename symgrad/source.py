@@ -5,6 +5,7 @@ real file, so errors and the generated docstring name the user's file and line.
 """
 import ast
 import builtins
+import dis
 import inspect
 import linecache
 import textwrap
@@ -75,10 +76,19 @@ def read_source(function):
             (builtins, C extensions, code typed at the interactive prompt, ``exec`` strings).
         UnsupportedSyntaxError: a lambda that shares its line with another lambda.
     """
+    if isinstance(function, types.MethodType):
+        raise SourceUnavailableError(
+            f"`{function.__qualname__}` is a bound method: symgrad differentiates plain functions "
+            "of numbers; write a module-level function taking the numbers it needs")
     if not isinstance(function, types.FunctionType):
         raise SourceUnavailableError(
             f"cannot read the source of {function!r}: symgrad differentiates plain Python functions "
             "defined with `def` in a file")
+    if hasattr(function, "__wrapped__"):
+        raise SourceUnavailableError(
+            f"`{function.__qualname__}` is wrapped by a decorator (it has `__wrapped__`): its source "
+            "is the undecorated function's, so its gradient would ignore the decorator; "
+            "differentiate a function without the decorator")
     try:
         lines, first = inspect.getsourcelines(function)
     except (OSError, TypeError) as exc:
@@ -107,6 +117,7 @@ def read_source(function):
             if getattr(node, "end_lineno", None) is not None:
                 node.end_lineno += first - 1
     node = _find_definition(tree, function, filename)
+    _check_current(node, function, filename)
     alias = next((t.targets[0].id for t in ast.walk(tree) if isinstance(t, ast.Assign)
                   and t.value is node and len(t.targets) == 1
                   and isinstance(t.targets[0], ast.Name)), None)
@@ -118,6 +129,35 @@ def read_source(function):
             except ValueError:  # an empty cell: the variable is not bound yet
                 pass
     return FunctionSource(function, node, filename, function.__globals__, closure, alias)
+
+
+def _check_current(node, function, filename):
+    """Raise if the file no longer holds the code the function was compiled from (edited after
+    import): its gradient would be that of the new text, not of the function that runs."""
+    code = function.__code__
+    if code.co_freevars or any(n.startswith("@py") for n in code.co_varnames + code.co_names):
+        return  # a closure, or asserts rewritten by pytest: it compiles differently on its own
+    wrapper = ast.Expression(node) if isinstance(node, ast.Lambda) else ast.Module([node], [])
+    try:
+        module = compile(ast.fix_missing_locations(wrapper), filename,
+                         "eval" if isinstance(node, ast.Lambda) else "exec")
+    except (SyntaxError, ValueError, TypeError):
+        return
+    compiled = next((c for c in module.co_consts if isinstance(c, types.CodeType)), None)
+    if compiled is not None and _fingerprint(compiled) != _fingerprint(function.__code__):
+        raise SourceUnavailableError(
+            f"the source of `{function.__qualname__}` in {filename} has changed since it was "
+            "imported: reload the module (importlib.reload) so the function and its text agree")
+
+
+def _fingerprint(code):
+    """What an edit of the text changes whatever the compile path (pytest's assertion rewriting,
+    the adaptive interpreter): constants, names and the last line; not the raw bytecode."""
+    constants = tuple(c for c in code.co_consts if not isinstance(c, types.CodeType))
+    last_line = max((line for _, _, line in code.co_lines() if line is not None), default=0)
+    operators = tuple(i.argrepr for i in dis.get_instructions(code)
+                      if i.opname.startswith(("BINARY_OP", "COMPARE_OP")))
+    return constants, code.co_names, code.co_varnames, last_line, operators
 
 
 def _indent_width(text, dedented):

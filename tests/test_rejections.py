@@ -606,7 +606,7 @@ REJECTIONS = [
               "positional parameters"),
     Rejection("too-many-arguments", too_many_arguments, 1, "_sq(x, x)", "too many arguments",
               "check the call"),
-    Rejection("bad-keyword", bad_keyword, 1, "_sq(v=x)", "keyword argument", "check the call"),
+    Rejection("bad-keyword", bad_keyword, 1, "v=x", "keyword argument `v`", "`_sq` takes u"),
     Rejection("missing-argument", missing_argument, 1, "_add(x)", "missing arguments",
               "check the call"),
     Rejection("star-into-helper", star_into_helper, 1, "*PAIR", "`*`", "one by one"),

@@ -1,0 +1,123 @@
+"""Inputs found by trying to break symgrad: each must give the right number or a clear error."""
+import functools
+import importlib
+import math
+import sys
+
+import pytest
+
+import symgrad
+
+
+def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 2.0 * fn(x)
+    return wrapper
+
+
+@doubled
+def doubled_cube(x):
+    return x ** 3
+
+
+def no_parameters():
+    return 3.0
+
+
+def rnn(x, w, n=400):
+    h = 0.0
+    for i in range(n):
+        h = math.tanh(w * h + x)
+    return h
+
+
+def erfc_times(x):
+    return math.erfc(x) * x
+
+
+def power_sum(x, n=3):
+    s = 0.0
+    for k in range(n):
+        s = s + x ** (k + 1)
+    return s
+
+
+def power_sum_grad(x, n=3):
+    # d/dx (x + x^2 + x^3) = 1 + 2x + 3x^2
+    return 1.0 + 2.0 * x + 3.0 * x * x
+
+
+def root(x):
+    return math.sqrt(x)
+
+
+def root_grad(x):
+    return 0.5 / math.sqrt(x)
+
+
+def test_a_function_wrapped_by_a_decorator_is_refused():
+    # its source is the undecorated cube: the gradient would be 12 at 2, the truth is 24
+    with pytest.raises(symgrad.SourceUnavailableError, match="wrapped by a decorator"):
+        symgrad.grad(doubled_cube)
+
+
+def test_a_source_edited_after_import_is_refused(tmp_path, monkeypatch):
+    module = tmp_path / "edited_module.py"
+    module.write_text("def f(x):\n    return x * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    imported = importlib.import_module("edited_module")
+    try:
+        assert symgrad.grad(imported.f)(2.0) == 4.0
+        module.write_text("def f(x):\n    return x * x * x\n")
+        symgrad.clear_cache()
+        with pytest.raises(symgrad.SourceUnavailableError, match="changed since it was imported"):
+            symgrad.grad(imported.f)
+    finally:
+        sys.modules.pop("edited_module", None)
+        symgrad.clear_cache()
+
+
+def test_no_parameter_or_empty_wrt_is_an_option_error():
+    with pytest.raises(symgrad.OptionError, match="no parameter"):
+        symgrad.grad(no_parameters)
+    with pytest.raises(symgrad.OptionError, match="empty"):
+        symgrad.grad(power_sum, wrt=())
+
+
+def test_a_400_step_loop_builds_and_is_right():
+    # forward mode by hand: h' = (1 - h_new^2) (w h' + 1) for x
+    gf = symgrad.grad(rnn, wrt="x")
+    x, w, h, dh = 0.3, 0.5, 0.0, 0.0
+    for _ in range(400):
+        h_new = math.tanh(w * h + x)
+        dh = (1.0 - h_new * h_new) * (w * dh + 1.0)
+        h = h_new
+    assert gf(x, w) == pytest.approx(dh, rel=1e-12)
+
+
+def test_a_function_without_a_numpy_spelling_says_so():
+    with pytest.raises(symgrad.OptionError, match="use backend=\"math\""):
+        symgrad.grad(erfc_times, backend="numpy")
+
+
+def test_stop_gradients_none_means_none():
+    assert symgrad.grad(power_sum, stop_gradients=None)(2.0) == power_sum_grad(2.0)
+
+
+def test_check_grad_keeps_build_time_parameters_and_notes_raising_points():
+    assert symgrad.check_grad(power_sum, power_sum_grad).verdict == "equal"
+    report = symgrad.check_grad(root, root_grad, points=[0.0, 4.0])
+    assert report.points == [(0.0,), (4.0,)]
+    assert report.verdict == "equal" and "raises ZeroDivisionError at (0.0,)" in str(report)
+
+
+def test_export_never_overwrites_silently(tmp_path):
+    gf = symgrad.grad(root)
+    target = tmp_path / "root_grad.py"
+    symgrad.export(gf, target)
+    with pytest.raises(symgrad.OptionError, match="exists"):
+        symgrad.export(gf, target)
+    symgrad.export(gf, target, overwrite=True)
+    with pytest.raises(symgrad.OptionError, match="source file"):
+        symgrad.export(gf, __file__, overwrite=True)
