@@ -383,6 +383,9 @@ def _cse_body(entries, printer, names):
         sub = sub.xreplace(trivial)
         if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol:
             trivial[temp] = sub
+        elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
+            trivial[temp] = -temp
+            kept.append((temp, -sub))
         else:
             kept.append((temp, sub))
     temps = kept
