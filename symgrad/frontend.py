@@ -184,18 +184,19 @@ class _Reader:
                     self.fail(stmt, frame, "`return` without a value", "return a number")
                 return self.value(stmt.value, frame)
             if isinstance(stmt, ast.If):
-                cond = self.condition(stmt.test, frame)
+                test, parts = _without_not(stmt.test, (stmt.body, stmt.orelse))
+                cond = self.condition(test, frame)
                 rest = stmts[k + 1:]
                 if cond is sympy.true or cond is sympy.false:
-                    return self.block((stmt.body if cond else stmt.orelse) + rest, frame)
+                    return self.block((parts[0] if cond else parts[1]) + rest, frame)
                 if contains(stmt, ast.Return):
-                    results = [self.branch(part + rest, frame) for part in (stmt.body, stmt.orelse)]
+                    results = [self.branch(part + rest, frame) for part in parts]
                     if None in results:
                         self.fail(stmt, frame, "not every path through this `if` returns a value",
                                   "add a `return` to each branch or after the `if`")
                     return self.select(cond, results[0], results[1], stmt, frame)
                 envs = []
-                for part in (stmt.body, stmt.orelse):
+                for part in parts:
                     sub = frame.branch()
                     self.depth += 1
                     self.block(part, sub)
@@ -344,11 +345,12 @@ class _Reader:
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             return self.condition(node, frame)
         if isinstance(node, ast.IfExp):
-            cond = self.condition(node.test, frame)
+            test, (body, orelse) = _without_not(node.test, (node.body, node.orelse))
+            cond = self.condition(test, frame)
             if cond is sympy.true or cond is sympy.false:
-                return self.value(node.body if cond else node.orelse, frame)
-            return self.select(cond, self.value(node.body, frame),
-                               self.value(node.orelse, frame), node, frame)
+                return self.value(body if cond else orelse, frame)
+            return self.select(cond, self.value(body, frame), self.value(orelse, frame), node,
+                               frame)
         if isinstance(node, ast.Call):
             return self.call(node, frame)
         if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
@@ -579,6 +581,15 @@ class _Reader:
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _without_not(test, branches):
+    """``if not c: A else: B`` as ``if c: B else: A``. SymPy would turn ``Not(x > 0)`` into
+    ``x <= 0``, which differs from Python's ``not`` at nan; swapping the branches keeps Python's."""
+    body, orelse = branches
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, body, orelse = test.operand, orelse, body
+    return test, (body, orelse)
 
 
 def _framework_stop_gradient(obj):

@@ -121,3 +121,15 @@ def test_export_never_overwrites_silently(tmp_path):
     symgrad.export(gf, target, overwrite=True)
     with pytest.raises(symgrad.OptionError, match="source file"):
         symgrad.export(gf, __file__, overwrite=True)
+
+
+def not_positive(x):
+    if not x > 0:
+        return 2.0 * x
+    return 3.0 * x
+
+
+def test_not_keeps_pythons_branch_at_nan():
+    # Python takes the first branch at nan (not (nan > 0) is True): derivative 2, as at -1
+    gf = symgrad.grad(not_positive)
+    assert (gf(float("nan")), gf(-1.0), gf(1.0)) == (2.0, 2.0, 3.0)
