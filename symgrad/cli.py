@@ -253,14 +253,26 @@ def _show(args):
 
 def _check(args):
     """``check FILE:F FILE:DF [--wrt x,y]``: the report; status 0 unless "different" (then 1)."""
-    report = check_grad(load_function(args.target), load_function(args.hand), wrt=args.wrt)
+    function, hand = load_function(args.target), load_function(args.hand)
+    if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
+        function = function.primal
+    if isinstance(hand, api.GradientFunction):
+        raise CommandError(f"`{args.hand.name}` is a symgrad gradient, not a hand-derived one: "
+                           "name a plain function")
+    report = check_grad(function, hand, wrt=args.wrt)
     print(report)
     return 1 if report.verdict == "different" else 0
 
 
 def _export(args):
     """``export FILE:FUNC -o OUT.py [--wrt x,y] [--backend B]``: write a standalone module."""
-    gradient = api.grad(load_function(args.target), wrt=args.wrt, backend=args.backend or "math")
+    function = load_function(args.target)
+    if isinstance(function, api.GradientFunction) and args.wrt is None and args.backend is None:
+        gradient = function  # a @symgrad.grad name: export that gradient, as `show` prints it
+    else:
+        if isinstance(function, api.GradientFunction):
+            function = function.primal
+        gradient = api.grad(function, wrt=args.wrt, backend=args.backend or "math")
     try:
         export(gradient, args.output, overwrite=args.force)
     except OSError as exc:

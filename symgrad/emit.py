@@ -218,10 +218,13 @@ def _int_valued(expr, ints):
         return True
     if expr.is_Mul and expr.args[0] == -1:  # printed as a unary minus, not a float literal
         return _int_valued(-expr, ints)
-    if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs)):
+    if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs,
+                                                        sympy.Mod)):
         return all(_int_valued(a, ints) for a in expr.args)
-    if expr.is_Pow:
-        return expr.exp.is_Integer and expr.exp >= 0 and _int_valued(expr.base, ints)
+    if expr.is_Pow:  # int ** int is an int for a non-negative exponent
+        exponent_int = (expr.exp.is_Integer and expr.exp >= 0) or (
+            not expr.exp.is_Number and _int_valued(expr.exp, ints))
+        return exponent_int and _int_valued(expr.base, ints)
     if isinstance(expr, StopGradient):
         return _int_valued(expr.args[0], ints)
     if isinstance(expr, sympy.Piecewise):

@@ -135,7 +135,7 @@ class Printer:
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
-        if len(terms) > LONG_SUM:  # sum((a, b, ...)) adds left to right as a + b + ... does, but
+        if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
             return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])
         node = None

@@ -133,3 +133,43 @@ def test_not_keeps_pythons_branch_at_nan():
     # Python takes the first branch at nan (not (nan > 0) is True): derivative 2, as at -1
     gf = symgrad.grad(not_positive)
     assert (gf(float("nan")), gf(-1.0), gf(1.0)) == (2.0, 2.0, 3.0)
+
+
+def mod_times(x, y, z):
+    return (x % y) * z
+
+
+def pow_times(x, y, z):
+    return x ** y * z
+
+
+def test_int_arguments_give_float_results_through_mod_and_powers():
+    # d/dz (x % y) z = x % y = 1; d/dz x^y z = x^y = 8
+    assert symgrad.grad(mod_times)(7, 2, 5) == (5.0, -15.0, 1.0)
+    assert [type(v) for v in symgrad.grad(mod_times)(7, 2, 5)] == [float] * 3
+    assert type(symgrad.grad(pow_times)(2, 3, 5)[2]) is float
+
+
+DECORATED = '''\
+import symgrad
+
+
+@symgrad.grad(wrt="x")
+def energy(x, y):
+    return x * x * y
+
+
+def denergy(x, y):
+    return 2.0 * x * y
+'''
+
+
+def test_cli_export_and_check_of_a_decorated_name(tmp_path, capsys):
+    from symgrad import cli
+    path = tmp_path / "decorated.py"
+    path.write_text(DECORATED)
+    out = tmp_path / "out.py"
+    assert cli.main(["export", f"{path}:energy", "-o", str(out)]) == 0
+    assert "def grad_energy(x, y):" in out.read_text()  # the decorator's gradient, not its 2nd
+    assert cli.main(["check", f"{path}:energy", f"{path}:denergy", "--wrt", "x"]) == 0
+    assert "check_grad: equal" in capsys.readouterr().out
