@@ -8,8 +8,6 @@ taken is not evaluated, and ``stop_gradient(e)`` is held at its value at the unp
 Points where the primal raises, or that lie within 1e-6 of a kink, a singularity or a huge
 intermediate, are skipped.
 """
-import importlib.util
-import itertools
 import math
 import tempfile
 from pathlib import Path
@@ -20,6 +18,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import symgrad
+from source_modules import load_module
 
 PARAMS = ("x", "y")
 KINK = mpmath.mpf("1e-6")
@@ -172,17 +171,10 @@ def reference_gradient(steps, point):
 
 # --- writing and loading the module -----------------------------------------------------------
 _DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_properties_"))
-_counter = itertools.count()
 
 
 def load_function(source):
-    name = f"symgrad_property_case_{next(_counter)}"
-    path = _DIRECTORY / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return load_module(_DIRECTORY, source, "symgrad_property_case").f
 
 
 POINTS = st.lists(st.tuples(*[st.floats(-2.0, 2.0, allow_nan=False) for _ in PARAMS]),

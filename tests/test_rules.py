@@ -9,14 +9,13 @@ away from their jumps.
 """
 import builtins
 import importlib
-import importlib.util
-import itertools
 import math
 
 import mpmath
 import pytest
 
 import symgrad
+from source_modules import load_module
 from symgrad import rules
 
 # Eight distinct values per domain (no ties for max/min, no integers or halves for round/floor/ceil,
@@ -77,7 +76,6 @@ def _cases():
 
 
 CASES = _cases()
-_counter = itertools.count()
 
 
 def _write_module(tmp_path, dotted, nargs):
@@ -85,13 +83,7 @@ def _write_module(tmp_path, dotted, nargs):
     module = dotted.rpartition(".")[0]
     header = f"import {module}\n\n\n" if module else ""
     source = f"{header}def f({params}):\n    return {dotted}({params})\n"
-    name = f"symgrad_rule_case_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded.f
+    return load_module(tmp_path, source, "symgrad_rule_case").f
 
 
 def _points(rule, nargs):
