@@ -278,10 +278,10 @@ def _seeded(program):
     names = set(program.names)
     cotangents = tuple(real_symbol(fresh_name(f"d{n}", names)) for n in program.output_names)
     seeded = sympy.Add(*[c * out for c, out in zip(cotangents, program.outputs)])
-    return Program(name=program.name, params=program.params + cotangents, defaults=(),
-                   assignments=program.assignments, outputs=(seeded,),
+    return Program(name=program.name, params=program.positional + cotangents + program.params[
+        len(program.positional):], defaults=(), assignments=program.assignments, outputs=(seeded,),
                    output_names=(program.name,), origin=program.origin,
-                   static=dict(program.static), names=names)
+                   static=dict(program.static), names=names, kwonly=dict(program.kwonly))
 
 
 def _shift(layout, offset):
@@ -308,7 +308,8 @@ def normalize_wrt(program, wrt):
     """
     params = program.param_names
     if wrt is None:
-        names = tuple(p for p in params if p not in program.static)
+        names = tuple(p for p in params if p not in program.static
+                      and program.kwonly.get(p) is None)  # a keyword-only default: a hyperparameter
         if not names:
             raise OptionError(f"`{program.name}` has no parameter to differentiate with respect to")
         return names, len(names) == 1

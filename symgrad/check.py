@@ -238,7 +238,7 @@ def evaluate(program, point, digits=DIGITS):
     """
     values = {p: v if isinstance(v, sympy.Float) else sympy.Float(float(v), digits)
               for p, v in zip(program.params, point)}
-    for a in program.assignments:
+    for a in program.bindings:
         values[a.target] = _unstop(a.expr.xreplace(values)).evalf(digits)
     return [None if out is None else _unstop(out.xreplace(values)).evalf(digits)
             for out in program.outputs]

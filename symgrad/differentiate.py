@@ -135,7 +135,7 @@ def _function_derivative(node, d):
 def reached_symbols(program, output):
     """Symbols the output depends on through unstopped paths (TF's "connected")."""
     reached = set(active_symbols(output))
-    for a in reversed(program.assignments):
+    for a in reversed(program.bindings):
         if a.target in reached:
             reached.update(active_symbols(a.expr))
     return reached
@@ -151,8 +151,8 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
         unconnected: "zero" gives 0 for a wrt no output depends on, "none" gives None.
 
     Returns:
-        A ``Program`` with the same parameters, the primal assignments followed by adjoint
-        assignments, and outputs ordered output-major (``d<out0>_d<wrt0>``, ``d<out0>_d<wrt1>`` ...),
+        A ``Program`` with the same parameters, the primal assignments (and its ``Check``s, in
+        place) followed by adjoint assignments, and outputs ordered output-major (``d<out0>_d<wrt0>``, ``d<out0>_d<wrt1>`` ...),
         named in ``output_names``. An output is ``None`` where unconnected="none" applies.
 
     Raises:
@@ -185,7 +185,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
     return Program(name=program.name, params=program.params, defaults=program.defaults,
                    assignments=assignments, outputs=tuple(outputs),
                    output_names=tuple(output_names), origin=program.origin,
-                   static=dict(program.static), names=names)
+                   static=dict(program.static), names=names, kwonly=dict(program.kwonly))
 
 
 def _substituted_size(program):
@@ -204,14 +204,14 @@ def _substituted_size(program):
                 stack.extend(node.args)
         return total
 
-    for a in program.assignments:
+    for a in program.bindings:
         sizes[a.target] = size(a.expr)
     return max((size(out) for out in program.outputs), default=0)
 
 
 def _symbolic(program, full_output, symbols):
     values, names_back = {}, {}
-    for a in program.assignments:
+    for a in program.bindings:
         values[a.target] = a.expr.xreplace(values)
         names_back[values[a.target]] = a.target
     memo = {}
@@ -232,7 +232,7 @@ def _reverse(program, out, out_name, symbols, names, assignments):
                 adjoints.setdefault(s, []).append(seed * partial)
 
     push(out, S.One)
-    for a in reversed(program.assignments):
+    for a in reversed(program.bindings):
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue

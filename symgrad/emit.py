@@ -2,7 +2,9 @@
 
 The one place that knows backends (``math``, ``numpy``) and names temporaries. Steps:
 
-1. keep the assignments the outputs need (dead primal code is dropped);
+1. keep the assignments the outputs need (dead primal code is dropped), and every ``Check`` (an
+   ``assert`` or ``raise`` of the primal, printed as ``if not c: raise AssertionError(m)`` where
+   the primal runs it) with what its conditions need;
 2. lower functions a backend cannot print (``sign``, ``Heaviside``) through their ``rules`` row;
 3. give every ``Piecewise`` and every ``StopGradient`` not already a whole right-hand side its own
    line: a ``Piecewise`` prints as ``a if c else b``, so the branch not taken is never evaluated,
@@ -21,7 +23,7 @@ import warnings
 import sympy
 
 from .errors import OptionError
-from .program import fresh_name
+from .program import Check, fresh_name
 from .printer import Printer, dotted_name
 from .rules import StopGradient, rule_for_class
 
@@ -67,7 +69,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
     ints = set(program.params)  # symbols that hold an int when the arguments are ints
-    for a in program.assignments:
+    for a in program.bindings:
         if _int_valued(a.expr, ints):
             ints.add(a.target)
     for index in used:
@@ -88,12 +90,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                 prelude.append(_assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
-    params = [ast.arg(p.name) for p in program.params]
+    params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
+    kwonly = [ast.arg(name) for name in program.kwonly]
+    kw_defaults = [None if v is None else ast.Constant(v) for v in program.kwonly.values()]
     node = ast.FunctionDef(
         name=function_name, args=ast.arguments(posonlyargs=[], args=params, vararg=None,
-                                               kwonlyargs=[], kw_defaults=[], kwarg=None,
-                                               defaults=defaults),
+                                               kwonlyargs=kwonly, kw_defaults=kw_defaults,
+                                               kwarg=None, defaults=defaults),
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
     return function_name, _mark_stops(to_source(node), stops)
@@ -307,7 +311,10 @@ def _live(program):
             needed.update(out.free_symbols)
     kept = []
     for a in reversed(program.assignments):
-        if a.target in needed:
+        if isinstance(a, Check):  # never dead: the primal raises here
+            kept.append(a)
+            needed.update(a.free_symbols)
+        elif a.target in needed:
             kept.append(a)
             needed.update(a.expr.free_symbols)
     return kept[::-1]
@@ -332,11 +339,12 @@ def _lower(expr, backend):
 class _Entry:
     """One line to print: ``target = expr``; ``guarded`` lines get no CSE inside (Piecewise)."""
 
-    __slots__ = ("target", "expr", "guarded", "stop", "temporary")
+    __slots__ = ("target", "expr", "guarded", "stop", "temporary", "check")
 
-    def __init__(self, target, expr, guarded=False, stop=False, temporary=False):
+    def __init__(self, target, expr, guarded=False, stop=False, temporary=False, check=None):
         self.target, self.expr, self.guarded, self.stop = target, expr, guarded, stop
         self.temporary = temporary  # a placeholder line: printed under a `_tK` name
+        self.check = check  # a Check (lowered): printed as `if ...: raise ...`, guarded
 
 
 def _entries(program, backend, names, results):
@@ -364,9 +372,13 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
-    lines = [(a.target, _lower(a.expr, backend)) for a in _live(program)] + list(results)
+    lines = [(None, Check(tuple((_lower(c, backend), h) for c, h in a.path), a.exception,
+                          a.message)) if isinstance(a, Check) else (a.target, _lower(a.expr, backend))
+             for a in _live(program)] + list(results)
     for target, expr in lines:
-        if isinstance(expr, sympy.Piecewise):
+        if isinstance(expr, Check):
+            entries.append(_Entry(None, sympy.true, guarded=True, check=expr))
+        elif isinstance(expr, sympy.Piecewise):
             entries.append(_Entry(target, expr, guarded=True))
         elif isinstance(expr, StopGradient):
             entries.append(_Entry(target, hide(expr.args[0]), stop=True))
@@ -420,6 +432,9 @@ def _cse_body(entries, printer, names):
                 emitted_back[full[symbol]] = target
 
     for entry in entries:
+        if entry.check is not None:
+            body.append(_check_line(entry.check, printer, emitted_back, renamed))
+            continue
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
             expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
@@ -440,6 +455,28 @@ def _cse_body(entries, printer, names):
         if entry.stop:
             stops.append(target.name)
     return body, stops
+
+
+def _check_line(check, printer, emitted_back, renamed):
+    """``if c1 and not c2: raise AssertionError('m')``: conditions as the primal computes them,
+    printed whole (guarded: nothing hoisted out); with numpy, raised when any element fails."""
+    tests = []
+    for cond, holds in check.path:
+        node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
+        if not holds:
+            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.backend ==
+                    "numpy" else ast.UnaryOp(ast.Not(), node))
+        tests.append(node)
+    if printer.backend == "numpy":
+        test = tests[0]
+        for other in tests[1:]:
+            test = ast.Call(printer.name("np.logical_and"), [test, other], [])
+        test = ast.Call(printer.name("np.any"), [test], [])
+    else:
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+    args = [] if check.message is None else [ast.Constant(check.message)]
+    raised = ast.Raise(ast.Call(ast.Name(check.exception, ast.Load()), args, []), None)
+    return ast.If(test=test, body=[raised], orelse=[])
 
 
 def _ordered_symbols(expr):
