@@ -63,6 +63,7 @@ class _Reader(Resolver):
         self.depth = 0  # > 0 while reading a branch whose condition is unknown at build time
         self.inlining = []
         self.path = []  # (condition, holds) of each `if` around the code being read
+        self.checks = set()  # the Checks appended so far
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -297,7 +298,10 @@ class _Reader(Resolver):
             what = "`assert` fails" if isinstance(stmt, ast.Assert) else "`raise` is reached"
             self.fail(stmt, frame, f"this {what} on every call, so the function raises on every "
                       "call", "put it under an `if`, or remove it")
-        self.assignments.append(Check(tuple(path), exception, message))
+        check = Check(tuple(path), exception, message)
+        if check not in self.checks:  # the same test on the same values again: passes again
+            self.checks.add(check)
+            self.assignments.append(check)
         return RAISES if len(path) == len(self.path) else None
 
     def message(self, node, frame):
