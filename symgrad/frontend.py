@@ -204,7 +204,7 @@ class _Reader(Resolver):
             return
         for name in dict.fromkeys([*then_env, *else_env]):
             a, b = then_env.get(name), else_env.get(name)
-            if a is b:
+            if a is b or (isinstance(a, _Py) and isinstance(b, _Py) and a.obj is b.obj):
                 frame.env[name] = a
             elif a is None or b is None or isinstance(a, _Undefined) or isinstance(b, _Undefined):
                 frame.env[name] = _Undefined(name)
@@ -215,7 +215,10 @@ class _Reader(Resolver):
                 self.bind(name, self.select(cond, a, b, node, frame), node, frame, stop=False)
 
     def select(self, cond, a, b, node, frame):
-        """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples."""
+        """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples; the
+        other side where one side raises (``RAISES``: its check is in the program already)."""
+        if a is RAISES or b is RAISES:
+            return b if a is RAISES else a
         if isinstance(a, tuple) or isinstance(b, tuple):
             if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
                 self.fail(node, frame, "the branches give tuples of different lengths",
@@ -484,6 +487,10 @@ class _Reader(Resolver):
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
             return value
+        if value is RAISES:
+            return self.fail(node, frame, "this raises on every path, so it has no value",
+                             "call a helper that raises on some inputs only as a statement, "
+                             "or return its value")
         what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
                 "a tuple" if isinstance(value, tuple) else
                 f"`{_describe(value.obj if isinstance(value, _Py) else value)}`")

@@ -36,6 +36,14 @@ def _scaled_helper(u, *, s=2.0):
     return s * u
 
 
+def _apply(f, u):
+    return f(u)
+
+
+def _always_fails(u):
+    raise ValueError("always")
+
+
 def _check_positive(u):
     if u <= 0.0:
         raise ValueError("u must be positive")
@@ -102,6 +110,20 @@ def nested_in_branch_not_taken(x):
         y = math.log(u)  # an assignment inside the helper: computed on this side only
         return y
     return positive_log(x) if x > -1.0 else -x  # at x <= -1: -1, nothing of the other side runs
+
+
+def nested_passed_to_module_helper(x):
+    k = 2.0
+
+    def f(u):
+        return k * u
+    return _apply(f, x) + _apply(lambda u: u * u, x)  # 2x + x^2 -> 2 + 2x
+
+
+def nested_keyword_only(x):
+    def f(u, *, s=2.0):
+        return s * u
+    return f(x, s=3.0) + f(x)  # 5x -> 5
 
 
 def helper_called_as_statement(x):
@@ -232,6 +254,31 @@ def combined(x, *, scale=2.0):
     return total  # scale (x - 2x^2 + 0.5x^3) -> scale (1 - 4x + 1.5x^2)
 
 
+def returns_or_raises(x):
+    if x < 0.0:
+        raise ValueError("negative")
+    else:
+        return math.sqrt(x)  # 1 / (2 sqrt(x))
+
+
+def returns_then_raises(x):
+    if x > 1.0:
+        return x * x  # 2x
+    raise ArithmeticError("small")
+
+
+def raising_helper_on_one_side(x):
+    return x * x if x > 0.0 else _always_fails(x)  # 2x; ValueError("always") at x <= 0
+
+
+def same_function_on_both_sides(x):
+    if x > 0.0:
+        f = math.sin
+    else:
+        f = math.sin
+    return f(x)  # cos(x)
+
+
 # --- print and logging ---------------------------------------------------------------------
 def chatty(x):
     print("evaluating at", x)
@@ -251,6 +298,12 @@ VALUES = [
     (nested_in_branch_not_taken, -2.0, -1.0),
     (nested_in_branch_not_taken, 2.0, 0.5),
     (helper_called_as_statement, 4.0, 0.25),
+    (nested_passed_to_module_helper, 1.0, 4.0),
+    (nested_keyword_only, 1.0, 5.0),
+    (returns_or_raises, 4.0, 0.25),
+    (returns_then_raises, 2.0, 4.0),
+    (raising_helper_on_one_side, 2.0, 4.0),
+    (same_function_on_both_sides, 0.5, math.cos(0.5)),
     (scaled, 3.0, 12.0),
     (keyword_helper_calls, 1.0, 5.0),
     (generator_sum, 2.0, 17.0),
@@ -319,6 +372,17 @@ def test_same_check_is_printed_once_and_before_the_results():
     assert "print" not in source and "logger" not in source
 
 
+def kw_required(x, *, k):
+    return k * x * x
+
+
+def test_keyword_only_parameter_without_default_is_differentiated():
+    g = symgrad.grad(kw_required, wrt=("x", "k"))
+    assert str(inspect.signature(g)) == "(x, *, k)"
+    assert g(2.0, k=3.0) == (12.0, 4.0)  # (2 k x, x^2)
+    assert symgrad.grad(kw_required, stop_gradients="k", wrt="x")(2.0, k=3.0) == 12.0
+
+
 def test_keyword_only_parameters_stay_keyword_only():
     g = symgrad.grad(scaled)
     assert g.wrt == ("x",)  # a keyword-only parameter with a default is a hyperparameter
@@ -351,6 +415,10 @@ RAISING = [
     (not_assert, 3.0, AssertionError, "x must not be 3"),
     (combined, -11.0, AssertionError, "x too small"),
     (helper_called_as_statement, -1.0, ValueError, "u must be positive"),
+    (returns_or_raises, -4.0, ValueError, "negative"),
+    (returns_then_raises, 0.5, ArithmeticError, "small"),
+    (returns_then_raises, float("nan"), ArithmeticError, "small"),
+    (raising_helper_on_one_side, -2.0, ValueError, "always"),
     (nested_in_branch_not_taken, -0.5, AssertionError, "log of a non-positive number"),
 ]
 
@@ -390,3 +458,43 @@ def test_numpy_backend_raises_when_any_element_fails():
 def test_condition_known_at_build_time_leaves_no_check():
     assert "raise" not in symgrad.grad(debug_only).source
     assert "raise" not in symgrad.grad(chatty).source
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("func, x, expected", VALUES,
+                         ids=[f"{f.__name__}@{x}" for f, x, _ in VALUES])
+def test_jacobian_and_hessian(func, x, expected, backend, strategy):
+    j = symgrad.jacobian(func, backend=backend, strategy=strategy, wrt=0)
+    assert math.isclose(float(j(x)), expected, rel_tol=1e-12, abs_tol=1e-12)
+    h = symgrad.hessian(func, backend=backend, strategy=strategy, wrt=0)(x)
+    assert math.isclose(float(h), float(symgrad.hessian(func, wrt=0)(x)), rel_tol=1e-12,
+                        abs_tol=1e-12)
+
+
+def pair_everyday(x, *, w=2.0):
+    def term(c, p):
+        assert x > -10.0, "x too small"
+        return c * x ** p
+    a = sum(term(c, p) for c, p in zip(COEFFS, POWERS))  # x - 2x^2 + 0.5x^3
+    b = 0.0
+    for i, c in enumerate(reversed(COEFFS)):  # (0.5, -2.0, 1.0)
+        b += stop_gradient(c * w) * x ** i  # w (0.5 - 2x + x^2)
+    print("pair", a, b)
+    return a, b  # at x = 2: a' = 1 - 8x + 1.5x^2 = -1, b' = w (2x - 2) = 4
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vjp_and_jacobian_of_a_pair(backend, strategy):
+    options = dict(backend=backend, strategy=strategy)
+    v = symgrad.vjp(pair_everyday, **options)
+    assert float(v(2.0, 1.0, 0.0)) == -1.0
+    assert float(v(2.0, 0.0, 1.0)) == 4.0
+    assert float(v(2.0, 0.0, 1.0, w=3.0)) == 6.0
+    jac = symgrad.jacobian(pair_everyday, **options)(2.0)
+    assert tuple(map(float, jac)) == (-1.0, 4.0)
+    for build in (lambda: v(-11.0, 1.0, 0.0), lambda: symgrad.jacobian(
+            pair_everyday, **options)(-11.0)):
+        with pytest.raises(AssertionError, match="x too small"):
+            build()

@@ -342,6 +342,25 @@ def zips_unequal_strictly(x):
     return sum(a * x for a, b in zip(PAIR, (1.0,), strict=True))
 
 
+def _fails_always(u):
+    raise ValueError("always")
+
+
+def raising_value_in_branch(x):
+    if x > 0.0:
+        y = _fails_always(x) + 1.0
+    else:
+        y = x
+    return y
+
+
+def raises_on_both_paths(x):
+    if x > 0.0:
+        raise ValueError("positive")
+    else:
+        raise ValueError("not positive")
+
+
 def bare_reraise(x):
     if x < 0.0:
         raise
@@ -624,6 +643,10 @@ REJECTIONS = [
     Rejection("raise-formatted-message", raises_formatted, 2, "f\"", "string literal",
               "literal"),
     Rejection("bare-reraise", bare_reraise, 2, "raise", "bare `raise`", "built-in exception"),
+    Rejection("raising-value", raising_value_in_branch, 2, "_fails_always(x) + 1.0",
+              "raises on every path", "as a statement"),
+    Rejection("raises-on-both-paths", raises_on_both_paths, 0, "def", "raises on every call",
+              "`assert` and `raise`"),
     Rejection("del", uses_del, 2, "del", "`del`", "remove it"),
     Rejection("import-inside", imports_inside, 1, "import", "`import`", "module level"),
     Rejection("decorated-nested-def", decorated_nested, 1, "functools", "decorator",
