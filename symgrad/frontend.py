@@ -1,4 +1,5 @@
-"""Python source → ``Program``: the only module that reads Python syntax.
+"""Python source → ``Program``: with ``resolve`` (names and calls) and ``guards`` (``assert`` and
+``raise``), the only code that reads Python syntax.
 
 Default deny: every statement and expression kind is handled by name below; anything else raises
 ``UnsupportedSyntaxError`` at its own line and column. How each construct becomes SymPy:
@@ -9,18 +10,20 @@ Default deny: every statement and expression kind is handled by name below; anyt
 - an ``if`` whose branches ``return`` is read as two paths, each with the rest of the block;
 - an ``if`` whose condition is known at build time keeps only the branch taken;
 - ``for ... in range(N)`` (N known at build time) and loops over constant tuples are unrolled;
-- calls: ``stop_gradient`` in every spelling → ``StopGradient``; a callable with a row in
-  ``rules.RULES`` → its SymPy function; another plain Python function → its body inlined.
+- calls (``resolve``): ``stop_gradient`` in every spelling → ``StopGradient``; a callable with a
+  row in ``rules.RULES`` → its SymPy function; another plain Python function, module-level or
+  nested → its body inlined; ``print`` and logging statements are left out;
+- ``assert`` and a conditional ``raise`` (``guards``) → a ``Check`` where the primal runs it.
 """
 import ast
-import builtins
 
 import sympy
 
 from .errors import UnsupportedSyntaxError
 from .fence import REJECTED, contains, dotted, first
-from .program import RESERVED, Assignment, Check, Program, fresh_name, real_symbol
-from .resolve import RAISES, Resolver, _describe, _Frame, _Function, _Py, _Undefined
+from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
+from .guards import Guards
+from .resolve import RAISES, Resolver, _describe, _Frame, _Py, _Undefined
 from .rules import StopGradient, power
 from .source import read_source
 
@@ -47,14 +50,15 @@ def to_program(function, stop_gradients=()):
         A ``Program``.
 
     Raises:
-        UnsupportedSyntaxError: a construct outside SPEC section 4, at its file, line and column.
+        UnsupportedSyntaxError: a construct outside the language of docs/language.md, at its file,
+            line and column.
         SourceUnavailableError: the source of ``function`` or of a helper it calls cannot be read.
         OptionError: a name in ``stop_gradients`` is not a parameter or variable of ``function``.
     """
     return _Reader(frozenset(stop_gradients)).read(function)
 
 
-class _Reader(Resolver):
+class _Reader(Resolver, Guards):
     def __init__(self, stop_names):
         self.stop_names = stop_names
         self.assignments = []
@@ -279,62 +283,6 @@ class _Reader(Resolver):
             return RAISES if self.call(node, frame, statement=True) is RAISES else None
         return self.fail(stmt, frame, "an expression statement that is not a call is not "
                          "supported", "remove it: its value is not used")
-
-    def check(self, stmt, frame):
-        """``assert c, m`` or ``raise E(m)`` (under the ``if``s around it): a ``Check`` in the
-        program where the primal runs it; ``RAISES`` if it raises whenever it is reached."""
-        path = list(self.path)
-        if isinstance(stmt, ast.Assert):
-            exception, message = "AssertionError", self.message(stmt.msg, frame)
-            test, holds = stmt.test, False
-            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, holds = test.operand, not holds
-            cond = self.condition(test, frame)
-            if cond is sympy.true or cond is sympy.false:
-                if bool(cond) != holds:
-                    return None  # never raises
-            else:
-                path.append((cond, holds))
-        else:
-            exception, message = self.exception(stmt, frame)
-        if not path:
-            what = "`assert` fails" if isinstance(stmt, ast.Assert) else "`raise` is reached"
-            self.fail(stmt, frame, f"this {what} on every call, so the function raises on every "
-                      "call", "put it under an `if`, or remove it")
-        check = Check(tuple(path), exception, message)
-        if check not in self.checks:  # the same test on the same values again: passes again
-            self.checks.add(check)
-            self.assignments.append(check)
-        return RAISES if len(path) == len(self.path) else None
-
-    def message(self, node, frame):
-        if node is None:
-            return None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
-        return self.fail(node, frame, "the message must be a string literal",
-                         "write the message as a literal: \"x must be positive\"")
-
-    def exception(self, stmt, frame):
-        """(name of a built-in exception class, message) of ``raise E`` or ``raise E("m")``."""
-        exc = stmt.exc
-        if exc is None or stmt.cause is not None:
-            self.fail(stmt, frame, "a bare `raise` or `raise ... from ...` is not supported",
-                      "raise a built-in exception with a literal message: raise ValueError(\"m\")")
-        call = exc if isinstance(exc, ast.Call) else None
-        obj = self.lookup(call.func if call else exc, frame)
-        name = getattr(obj, "__name__", None)
-        if not (isinstance(obj, type) and issubclass(obj, BaseException)
-                and getattr(builtins, name, None) is obj):
-            self.fail(exc, frame, "only built-in exception classes can be raised",
-                      "raise ValueError, ArithmeticError, ... (the generated code sees builtins "
-                      "only)")
-        if call is None:
-            return name, None
-        if call.keywords or len(call.args) > 1:
-            self.fail(call, frame, "the exception takes one message at most",
-                      "raise E(\"message\")")
-        return name, self.message(call.args[0] if call.args else None, frame)
 
     def assign(self, target, value, node, frame):
         if isinstance(target, ast.Name):

@@ -498,3 +498,45 @@ def test_vjp_and_jacobian_of_a_pair(backend, strategy):
             pair_everyday, **options)(-11.0)):
         with pytest.raises(AssertionError, match="x too small"):
             build()
+
+
+# --- refusals inside the new constructs name their own line and column -----------------------
+def nested_raises_always(x):
+    def inner(u):
+        raise ValueError("never")
+    return inner(x)
+
+
+def comprehension_with_input_condition(x):
+    return sum(x ** k for k in range(3) if x > k)
+
+
+def raises_formatted_in_helper(x):
+    def check(u):
+        if u < 0.0:
+            raise ValueError(f"negative: {u}")
+    check(x)
+    return x
+
+
+REFUSED = [
+    (nested_raises_always, 2, "raise", "`raise` is reached on every call", "under an `if`"),
+    (comprehension_with_input_condition, 1, "x > k", "decided when the gradient is built",
+     "e if c else 0.0"),
+    (raises_formatted_in_helper, 3, 'f"', "string literal", "literal"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("func, k, marker, what, hint", REFUSED,
+                         ids=[f.__name__ for f, *_ in REFUSED])
+def test_refused_at_file_line_and_column(func, k, marker, what, hint, backend):
+    lineno = func.__code__.co_firstlineno + k
+    line = inspect.getsourcelines(func)[0][k].rstrip("\n")
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
+        symgrad.grad(func, backend=backend)
+    exc = info.value
+    assert (exc.filename, exc.lineno, exc.text) == (__file__, lineno, line)
+    assert exc.offset == line.index(marker) + 1
+    message, _, advice = exc.msg.partition(": ")
+    assert what in message and hint in advice
