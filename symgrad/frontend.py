@@ -66,6 +66,7 @@ class _Reader(Resolver, Guards):
         self.source_names = set()  # names the user wrote in the primal
         self.depth = 0  # > 0 while reading a branch whose condition is unknown at build time
         self.inlining = []
+        self.callers = []  # the frame of each call being inlined, innermost last
         self.path = []  # (condition, holds) of each `if` around the code being read
         self.checks = set()  # the Checks appended so far
 

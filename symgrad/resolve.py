@@ -135,8 +135,15 @@ class Resolver:
 
     def ignored_call(self, node, frame):
         """Whether the expression ``node`` is a call of ``print`` or a ``logging`` function, by
-        a dotted name (``print``, ``logging.info``, ``logger.debug``): left out of the gradient."""
-        if not isinstance(node, ast.Call) or dotted(node.func) is None:
+        a dotted name (``print``, ``logging.info``, ``logger.debug``) or on
+        ``logging.getLogger(...)``: left out of the gradient."""
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and dotted(
+                func.value.func) is not None:  # logging.getLogger(__name__).info(...)
+            return self.lookup(func.value.func, frame) is logging.getLogger
+        if dotted(func) is None:
             return False
         root = node.func
         while isinstance(root, ast.Attribute):
@@ -325,9 +332,14 @@ class Resolver:
 
     def inline_nested(self, function, node, frame, statement=False):
         """A nested ``def`` or ``lambda``, reading the enclosing function's names as they are
-        at this call (a closure sees the current value of an outer variable)."""
+        at this call (a closure sees the current value of an outer variable): the enclosing
+        function's frame is found on the chain of enclosing frames, else among the frames that
+        are calling (a nested function passed to a helper), else it has returned and its names
+        keep their last values."""
         fnode = function.node
-        outer = frame.enclosing(function.frame.activation) or function.frame
+        activation = function.frame.activation
+        outer = next((f.enclosing(activation) for f in [frame, *reversed(self.callers)]
+                      if f.enclosing(activation) is not None), function.frame)
         env = self.arguments(function.__qualname__, fnode, function.defaults, node, frame)
         return self.inlined_body(fnode, _Frame(outer.src, env, False, node=fnode, outer=outer),
                                  node, frame, statement)
@@ -375,10 +387,12 @@ class Resolver:
         body = hnode.body if isinstance(hnode, ast.FunctionDef) else [
             ast.copy_location(ast.Return(value=hnode.body), hnode.body)]
         self.inlining.append(key)
+        self.callers.append(frame)
         try:
             result = self.block(body, hframe)
         finally:
             self.inlining.pop()
+            self.callers.pop()
         if result is None and not statement:
             self.fail(hnode, hframe, f"`{name}` does not return a value",
                       "end it with `return <expression>`")

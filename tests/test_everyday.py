@@ -120,6 +120,29 @@ def nested_passed_to_module_helper(x):
     return _apply(f, x) + _apply(lambda u: u * u, x)  # 2x + x^2 -> 2 + 2x
 
 
+def closure_passed_in_a_branch(x):
+    k = 1.0
+
+    def g(u):
+        return k * u
+    if x > 0.0:
+        k = 2.0
+        y = _apply(g, x)  # g sees this branch's k = 2.0: 2x -> 2
+    else:
+        y = x  # -> 1
+    return y
+
+
+def _make_square_scaler(c):
+    def g(u):
+        return c * u * u
+    return g
+
+
+def closure_returned_by_a_helper(x):
+    return _make_square_scaler(3.0)(x)  # 3 x^2 -> 6x
+
+
 def nested_keyword_only(x):
     def f(u, *, s=2.0):
         return s * u
@@ -284,6 +307,8 @@ def chatty(x):
     print("evaluating at", x)
     logging.info("x = %s", x)
     logger.warning("x = %s", x)
+    logging.getLogger(__name__).debug("x = %s", x)
+    print(f"{x:.3f}", file=None)
     return x ** 3  # 3x^2
 
 
@@ -300,6 +325,9 @@ VALUES = [
     (helper_called_as_statement, 4.0, 0.25),
     (nested_passed_to_module_helper, 1.0, 4.0),
     (nested_keyword_only, 1.0, 5.0),
+    (closure_passed_in_a_branch, 1.0, 2.0),
+    (closure_passed_in_a_branch, -1.0, 1.0),
+    (closure_returned_by_a_helper, 1.0, 6.0),
     (returns_or_raises, 4.0, 0.25),
     (returns_then_raises, 2.0, 4.0),
     (raising_helper_on_one_side, 2.0, 4.0),
