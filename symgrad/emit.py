@@ -129,7 +129,7 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
-    more = indent + (" " * 8 if body.startswith("def ") else " " * 4)
+    more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix = [], 0, first
     while len(prefix) + len(body) - start > width:
         room = width - len(prefix)
@@ -148,9 +148,15 @@ def wrap(line, width=LINE_WIDTH):
 
 
 def _split_statement(text):
-    """(``"name = "`` or ``"return "`` or ``""`` for a def, the part that may be broken)."""
+    """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
+    broken)."""
     if text.startswith("def "):
         return "", text
+    if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
+        expression = text[len("if "):-1]
+        if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
+            expression = f"({expression})"
+        return "if ", expression + ":"
     if text.startswith("return "):
         head, expression = "return ", text[len("return "):]
     elif " = " in text and text.split(" = ", 1)[0].isidentifier():
@@ -433,16 +439,18 @@ def _cse_body(entries, printer, names):
 
     for entry in entries:
         if entry.check is not None:
-            body.append(_check_line(entry.check, printer, emitted_back, renamed))
+            line = _check_line(entry.check, printer, emitted_back, renamed)
+            if printer.backend == "numpy" and any(c.has(sympy.Piecewise)
+                                                  for c, _ in entry.check.path):
+                line = _quiet(line, printer)
+            body.append(line)
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
             expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
             if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
-                line = ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
-                    ast.keyword(kind, ast.Constant("ignore"))
-                    for kind in ("divide", "over", "invalid")]), None)], [line])
+                line = _quiet(line, printer)
             body.append(line)
         else:
             expr = reduced_of[id(entry)]
@@ -455,6 +463,13 @@ def _cse_body(entries, printer, names):
         if entry.stop:
             stops.append(target.name)
     return body, stops
+
+
+def _quiet(line, printer):
+    """``line`` inside ``with np.errstate(divide=..., over=..., invalid="ignore"):``."""
+    return ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
+        ast.keyword(kind, ast.Constant("ignore")) for kind in ("divide", "over", "invalid")]),
+        None)], [line])
 
 
 def _check_line(check, printer, emitted_back, renamed):

@@ -568,3 +568,37 @@ def test_refused_at_file_line_and_column(func, k, marker, what, hint, backend):
     assert exc.offset == line.index(marker) + 1
     message, _, advice = exc.msg.partition(": ")
     assert what in message and hint in advice
+
+
+def long_check(x, *, a=1.5):
+    def g(u, *, b=a):
+        if u > 0.0:
+            return b * u
+        return -b * u * u
+    if x > 3.0:
+        return g(x, b=2.0)  # 2 (x > 3)
+    y = g(x)
+    assert y != 7.0 and y != 8.0 and y != 9.0 and y != 10.0
+    return y + stop_gradient(y) * x  # y' + y: a + a x (0 < x <= 3), -2a x - a x^2 (x <= 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_long_check_is_wrapped_and_quiet(backend):
+    g = symgrad.grad(long_check, backend=backend)
+    assert max(len(line) for line in g.source.splitlines()) <= 100, g.source
+    assert "    if (" in g.source  # the condition broken inside parentheses
+    assert [float(g(x)) for x in (1.0, -1.0, 4.0)] == [3.0, 1.5, 2.0]
+    assert float(g(1.0, a=2.0)) == 4.0
+    for build in (long_check, g):
+        with pytest.raises(AssertionError):
+            build(2.0, a=3.5)  # y = 3.5 * 2.0 = 7.0
+    if backend == "numpy":
+        with np.errstate(all="raise"):  # the untaken side of np.where in the test is hushed
+            assert list(g(np.array([1.0, -1.0, 4.0]))) == [3.0, 1.5, 2.0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_generated_lines_fit_100_columns(backend):
+    for func, _, _ in VALUES:
+        source = symgrad.grad(func, backend=backend, wrt=0).source
+        assert max(len(line) for line in source.splitlines()) <= 100, source
