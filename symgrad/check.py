@@ -145,13 +145,13 @@ def _check(f, df, wrt, points, rtol, seed):
     kinks, different, raised = [], False, []
     for point in points:
         try:
-            ours = _as_tuple(gradient(*point))
-        except (ArithmeticError, ValueError) as exc:
+            ours = _as_tuple(_call(gradient, primal, point))
+        except _FAILURES as exc:
             raised.append(f"symgrad's gradient raises {type(exc).__name__} at {point}: {exc}")
             continue
         try:
-            mine = _as_tuple(df(*point))
-        except (ArithmeticError, ValueError) as exc:
+            mine = _as_tuple(_call(df, primal, point))
+        except _FAILURES as exc:
             raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives {ours}")
             different = True
             continue
@@ -180,6 +180,17 @@ def _check(f, df, wrt, points, rtol, seed):
                          worst_component=worst["component"], worst_error=worst["error"],
                          expected=worst["expected"], got=worst["got"], kinks=kinks, rtol=rtol,
                          raised=raised)
+
+
+_FAILURES = (ArithmeticError, ValueError, AssertionError)
+"""What a function raises at a point outside its domain (an ``assert`` of the primal included)."""
+
+
+def _call(function, primal, point):
+    """``function`` at ``point`` (a value per parameter of ``primal``), its keyword-only
+    parameters passed by keyword."""
+    split = len(primal.positional)
+    return function(*point[:split], **dict(zip(primal.kwonly, point[split:])))
 
 
 def _as_tuple(value):
@@ -221,8 +232,9 @@ def _random_points(f, gradient, hand, primal, seed, wanted=10, tries=200):
         point = tuple(primal.static[name] if name in primal.static else
                       round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
         try:
-            values = [f(*point), *_as_tuple(gradient(*point)), *_as_tuple(hand(*point))]
-        except (ArithmeticError, ValueError):
+            values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point)),
+                      *_as_tuple(_call(hand, primal, point))]
+        except _FAILURES:
             continue
         if all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
             points.append(point)

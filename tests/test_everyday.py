@@ -602,3 +602,24 @@ def test_generated_lines_fit_100_columns(backend):
     for func, _, _ in VALUES:
         source = symgrad.grad(func, backend=backend, wrt=0).source
         assert max(len(line) for line in source.splitlines()) <= 100, source
+
+
+def dscaled(x, *, scale=2.0):
+    return 2.0 * scale * x
+
+
+def dguarded(x):
+    return 1.0 / x
+
+
+def dguarded_wrong(x):
+    return 1.0 / (x + 0.5)
+
+
+def test_check_grad_of_keyword_only_and_asserting_functions():
+    assert symgrad.check_grad(scaled, dscaled).verdict == "equal"
+    assert symgrad.check_grad(guarded, dguarded).verdict == "equal"  # points x <= 0 skipped
+    assert symgrad.check_grad(guarded, dguarded_wrong).verdict == "different"
+    report = symgrad.check_grad(guarded, dguarded, points=[(1.0,), (-1.0,)])
+    assert report.verdict == "equal"
+    assert any("AssertionError" in note for note in report.raised)
