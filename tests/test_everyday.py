@@ -188,6 +188,11 @@ def two_generators(x):
     return sum(c * x ** i for i in range(2) for c in COEFFS)  # -0.5 - 0.5 x -> -0.5
 
 
+def reversed_in_comprehension(x):
+    coeffs = tuple(reversed(list(COEFFS)))  # (0.5, -2.0, 1.0)
+    return sum(c * x ** i for i, c in enumerate(coeffs)) / len(coeffs)  # (0.5 - 2x + x^2) / 3
+
+
 def comprehension_names_stay_inside(x):
     i = 2.0
     s = sum(x for i in range(3))  # 3x
@@ -340,6 +345,7 @@ VALUES = [
     (filtered_generator, 2.0, 36.0),
     (two_generators, 2.0, -0.5),
     (comprehension_names_stay_inside, 1.0, 6.0),
+    (reversed_in_comprehension, 2.0, 2.0 / 3.0),  # (-2 + 2x) / 3
     (zipped_polynomial, 2.0, -1.0),
     (enumerated, 2.0, -1.0),
     (horner_reversed, 3.0, 1.0),
