@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.core.parameters import distribute
 
-from .api import grad, normalize_wrt
+from .api import grad, normalize_wrt, wrt_variables
 from .differentiate import differentiate
 from .errors import OutputShapeError
 from .frontend import to_program
@@ -121,7 +121,7 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
 
 
 def _check(f, df, wrt, points, rtol, seed):
-    primal = to_program(f)
+    primal = to_program(f, nodes=wrt_variables(wrt))
     wrt_names, _single = normalize_wrt(primal, wrt)
     hand = to_program(df)
     if len(hand.outputs) != len(wrt_names):
@@ -252,7 +252,10 @@ def _differs_precisely(derivative, hand, index, point, rtol):
 
 
 def _one_sided(primal, name, point, digits=DIGITS):
-    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None."""
+    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None
+    (also for an intermediate variable, which has no argument to move)."""
+    if name not in primal.param_names:
+        return None
     position = primal.param_names.index(name)
     h = sympy.Float(10, digits) ** -20
 
