@@ -138,7 +138,7 @@ def _check(f, df, wrt, points, rtol, seed):
         _symbolic(derivative), theirs))
     gradient = grad(f, wrt=wrt_names)
     if points is None:
-        points = _random_points(f, gradient, df, primal, seed)
+        points = _random_points(f, gradient, df, primal, seed, wrt_names)
     else:
         points = [tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points]
     worst = dict(error=0.0, point=None, component=None, expected=None, got=None)
@@ -212,14 +212,19 @@ def _unstop(expr):
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
 
 
-def _random_points(f, gradient, hand, primal, seed, wanted=10, tries=200):
+def _random_points(f, gradient, hand, primal, seed, wrt, wanted=10, tries=200):
     """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
-    at build time (a range() bound) keeps its default."""
+    at build time (a range() bound) and one with a default not in ``wrt`` (a hyperparameter)
+    keep their defaults."""
     rng = random.Random(seed)
+    params = primal.param_names
+    fixed = {name: value for name, value in zip(params[len(params) - len(primal.defaults):],
+                                                primal.defaults) if name not in wrt}
+    fixed.update(primal.static)
     points = []
     for _ in range(tries):
-        point = tuple(primal.static[name] if name in primal.static else
-                      round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
+        point = tuple(fixed[name] if name in fixed else
+                      round(rng.uniform(-2.0, 2.0), 6) for name in params)
         try:
             values = [f(*point), *_as_tuple(gradient(*point)), *_as_tuple(hand(*point))]
         except (ArithmeticError, ValueError):
