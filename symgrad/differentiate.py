@@ -254,7 +254,8 @@ def _reverse(program, out, out_name, symbols, names, assignments):
             continue
         # an intermediate in wrt (its expression holds a perturbation of ``symbols``): its adjoint
         # is a result, named d<out>_d<wrt> by emit, so it gets no line of its own here
-        perturbed_here = a.expr.is_Add and not wanted.isdisjoint(a.expr.args)
+        perturbed_here = a.expr in wanted or (
+            a.expr.is_Add and not wanted.isdisjoint(a.expr.args))
         if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))

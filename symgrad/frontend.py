@@ -150,8 +150,8 @@ class _Reader:
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
             outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
-            origin=f"{src.filename}, line {node.lineno}", static=static, names=self.names | self.source_names,
-            bindings=bindings)
+            origin=f"{src.filename}, line {node.lineno}", static=static,
+            names=self.names | self.source_names, bindings=bindings)
 
     @staticmethod
     def _range_names(node, names):
@@ -451,6 +451,11 @@ class _Reader:
         if isinstance(value, sympy.Number):
             return self.fail(node, frame, f"this must be an int, not {float(value)!r}",
                              "use an int (range() and indexing take ints only)")
+        named = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.nodes]
+        if named and frame.primary:
+            self.fail(node, frame, f"`{named[0]}` is named in wrt, so it is a variable here, "
+                      "not an integer known when the gradient is built",
+                      f"leave `{named[0]}` out of wrt")
         return self.fail(node, frame, "this must be an integer known when the gradient is built",
                          "use a literal, a module constant, a closure variable or a parameter "
                          "default")

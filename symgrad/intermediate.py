@@ -2,12 +2,13 @@
 
 TensorFlow's ``tf.gradients(c, b)`` for a graph tensor ``b = 2 * a`` is ∂c/∂b holding what ``b`` was
 computed from fixed. symgrad computes it as the derivative with respect to a perturbation of that
-node: the assignment ``b = 2*a`` becomes ``b = 2*a + δb``, the program is differentiated with respect
-to ``δb`` as if it were a parameter, and ``δb = 0`` is put back (``unperturbed``). The same δ serves
-both strategies (an adjoint in ``reverse``, a symbol left in the substituted output in
-``symbolic``), and a second derivative (``hessian``) differentiates the first one's program with the
-same δ, so every result is a partial derivative of one function of (parameters, perturbations):
-mixed partials commute and a value never depends on how an earlier derivative was written.
+node: the assignment ``b = 2*a`` becomes ``b = 2*a + δb``, the program is differentiated with
+respect to ``δb`` as if it were a parameter, and ``δb = 0`` is put back (``unperturbed``). The same
+δ serves both strategies (an adjoint in ``reverse``, a symbol left in the substituted output in
+``symbolic``), and a second derivative (``hessian``) differentiates the first one's program with
+the same δ, so every result is a partial derivative of one function of (parameters,
+perturbations): mixed partials commute and a value never depends on how an earlier derivative was
+written.
 
 A perturbation symbol is named ``δ(b)``, which is not a Python identifier: it can never equal a
 symbol of the user's code, and would make invalid source if it ever reached the generated code.
@@ -21,7 +22,7 @@ from .program import Assignment, real_symbol
 
 
 def is_perturbation(symbol):
-    """Whether ``symbol`` is a perturbation made by ``perturbed`` (its name is ``δ(<variable>)``)."""
+    """Whether ``symbol`` is a perturbation made by ``perturbed`` (named ``δ(<variable>)``)."""
     return symbol.name.startswith("δ(")
 
 
@@ -63,7 +64,7 @@ def perturbed(program, wrt):
 
 
 def unperturbed(program, perturbations):
-    """``program`` with every perturbation set to 0: the values and derivatives at the primal's point.
+    """``program`` with every perturbation set to 0: values and derivatives at the primal's point.
 
     The result has no ``bindings``: a derivative's program is differentiated again with respect to
     parameters only (``hessian`` keeps the perturbations of its first derivative instead).

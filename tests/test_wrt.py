@@ -414,3 +414,46 @@ def test_cli_follows_the_default_wrt(tmp_path, capsys):
     assert namespace["grad_huber"](-3.0) == -1.0
     assert cli.main(["show", f"{source}:sum_of_paths", "--wrt", "a,b"]) == 0
     assert "return dsum_of_paths_da, dsum_of_paths_db" in capsys.readouterr().out
+
+
+def counted(x):
+    n = 3
+    s = 0.0
+    for _ in range(n):
+        s = s + x
+    return s * n  # 3x · 3 = 9x
+
+
+def test_a_build_time_integer_cannot_be_named_in_wrt():
+    assert symgrad.grad(counted)(2.0) == 9.0
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(counted, wrt="n")
+    message = str(caught.value)
+    assert "`n` is named in wrt" in message and "leave `n` out of wrt" in message
+    assert f"line {counted.__code__.co_firstlineno + 3}" in message  # the range(n) line
+
+
+def over_zero(x):
+    k = 0.0
+    return x / k
+
+
+@pytest.mark.parametrize("strategy", ("symbolic", "reverse"))
+def test_a_constant_zero_named_in_wrt_raises_where_the_primal_does(strategy):
+    g = symgrad.grad(over_zero, wrt=("x", "k"), strategy=strategy)
+    assert "k = 0.0" in g.source
+    with pytest.raises(ZeroDivisionError):
+        g(1.0)
+    with pytest.raises(ZeroDivisionError):
+        over_zero(1.0)
+
+
+def only_in_one_branch(x):
+    if x > 0:
+        w = x * x
+    return x * 2.0
+
+
+def test_a_variable_bound_in_one_branch_only_is_refused():
+    with pytest.raises(symgrad.OptionError, match="bound only inside a branch"):
+        symgrad.grad(only_in_one_branch, wrt="w")
