@@ -24,7 +24,8 @@ class GradientFunction(functools.partial):
     Attributes:
         primal: the function differentiated (the user's function, or a ``GradientFunction``).
         source: the generated Python source (str), one ``def``.
-        wrt: tuple of the parameter names differentiated with respect to, in result order.
+        wrt: tuple of the names (parameters or intermediates) differentiated with respect to, in
+            result order.
         program: the derivative ``Program`` (what ``grad`` of this object differentiates again).
         function: the generated Python function itself.
         kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
@@ -108,6 +109,16 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     ...     return r ** 2 + stop_gradient(r)
     >>> symgrad.grad(energy)(3.0, 4.0)
     (6.0, 8.0)
+    >>> def huber(r, delta=1.0):
+    ...     a = abs(r)
+    ...     return 0.5 * r * r if a <= delta else delta * (a - 0.5 * delta)
+    >>> symgrad.grad(huber)(-3.0)            # delta has a default: held constant
+    -1.0
+    >>> def sum_of_paths(a):
+    ...     b = 2 * a
+    ...     return a + b
+    >>> symgrad.grad(sum_of_paths, wrt=("a", "b"))(1.0)   # b is an intermediate
+    (3.0, 1.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)

@@ -34,7 +34,7 @@ class GradientCheck:
         verdict: "equal" (the difference simplifies to 0), "different" (some point differs by more
             than ``rtol``, confirmed at 50 digits) or "undecided" (not proved equal, no point
             differs).
-        wrt: the parameter names, in the order of ``df``'s results.
+        wrt: the names (parameters or intermediates), in the order of ``df``'s results.
         names: the component names ``d<out>_d<wrt>``.
         differences: per component, the simplified SymPy difference (symgrad − df), or None where
             the expression was too large to simplify.

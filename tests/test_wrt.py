@@ -457,3 +457,52 @@ def only_in_one_branch(x):
 def test_a_variable_bound_in_one_branch_only_is_refused():
     with pytest.raises(symgrad.OptionError, match="bound only inside a branch"):
         symgrad.grad(only_in_one_branch, wrt="w")
+
+
+# r = sqrt(x² + y²), t = exp(-r) x, out = t sin r + r. Holding x, y: d out/dt = sin r;
+# d out/dr = (dt/dr) sin r + t cos r + 1 with dt/dr = -exp(-r) x (t is downstream of r)
+def chain(x, y):
+    r = math.sqrt(x * x + y * y)
+    t = math.exp(-r) * x
+    return t * math.sin(r) + r
+
+
+def chain_twin(x, y, dr, dt):
+    r = mpmath.sqrt(x * x + y * y) + dr
+    t = mpmath.exp(-r) * x + dt
+    return t * mpmath.sin(r) + r
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_transcendental_intermediates_agree_with_the_perturbed_twin(strategy):
+    x, y = 0.7, -1.3
+    r = math.hypot(x, y)
+    t = math.exp(-r) * x
+    want_r = -math.exp(-r) * x * math.sin(r) + t * math.cos(r) + 1.0
+    g = symgrad.grad(chain, wrt=("x", "r", "t"), strategy=strategy)
+    got = g(x, y)
+    assert got[1] == pytest.approx(want_r, rel=1e-13)
+    assert got[2] == pytest.approx(math.sin(r), rel=1e-13)
+    point = (x, y, 0.0, 0.0)
+    for k, index in ((0, 0), (1, 2), (2, 3)):
+        assert got[k] == pytest.approx(central(chain_twin, point, index), rel=1e-12)
+    H = symgrad.hessian(chain, wrt=("x", "r"), strategy=strategy)(x, y)
+    assert H[0][1] == H[1][0]
+    for (i, j), index in {(0, 0): (0, 0), (0, 1): (0, 2), (1, 1): (2, 2)}.items():
+        assert H[i][j] == pytest.approx(central2(chain_twin, point, *index), rel=1e-9)
+
+
+def test_strategies_agree_on_a_deep_loop_intermediate():
+    def iterate(x):
+        t = x
+        for _ in range(12):
+            t = math.sin(t) * t + math.cos(t)
+        return t * t  # d/dt (the last t) = 2t
+
+    values = {s: symgrad.grad(iterate, wrt=("t", "x"), strategy=s)(0.3) for s in STRATEGIES}
+    assert values["reverse"] == pytest.approx(values["symbolic"], rel=1e-12)
+    assert values["auto"] == pytest.approx(values["symbolic"], rel=1e-12)
+    t = 0.3
+    for _ in range(12):
+        t = math.sin(t) * t + math.cos(t)
+    assert values["reverse"][0] == pytest.approx(2.0 * t, rel=1e-14)
