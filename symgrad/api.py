@@ -314,7 +314,7 @@ def _seeded(program):
     return Program(name=program.name, params=program.params + cotangents, defaults=(),
                    assignments=program.assignments, outputs=(seeded,),
                    output_names=(program.name,), origin=program.origin,
-                   static=dict(program.static), names=names, bindings=dict(program.bindings))
+                   static=dict(program.static), names=names, variables=dict(program.variables))
 
 
 def _shift(layout, offset):
@@ -337,7 +337,7 @@ def normalize_wrt(program, wrt):
 
     ``None`` is every positional parameter without a default (a parameter with a default is a
     hyperparameter, held constant unless named) and not fixed at build time; a name is a parameter
-    (always, even if the body reassigns it) or else an intermediate variable of ``program.bindings``
+    (always, even if the body reassigns it) or else an intermediate variable of ``program.variables``
     (its last top-level binding); an index is a parameter's position.
 
     Raises:
@@ -386,13 +386,13 @@ def normalize_wrt(program, wrt):
 
 def _check_intermediate(program, name):
     """Raise the ``OptionError`` of ``normalize_wrt`` unless ``name`` is a usable intermediate."""
-    if name in program.bindings and program.bindings[name] is None:
+    if name in program.variables and program.variables[name] is None:
         raise OptionError(
             f"wrt names {name!r}, which has no single number value at the end of "
             f"`{program.name}`: it is bound only inside a branch of an `if` (or after an `if` that "
             "returns), or to a tuple; assign it at the top level of the function")
-    if name not in program.bindings:
-        intermediates = tuple(n for n, s in program.bindings.items() if s is not None)
+    if name not in program.variables:
+        intermediates = tuple(n for n, s in program.variables.items() if s is not None)
         raise OptionError(f"wrt names {name!r}, which is neither a parameter of `{program.name}` "
                           f"{program.param_names} nor one of its intermediates {intermediates}")
 

@@ -148,12 +148,12 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
     Args:
         program: the primal ``Program``.
         wrt: tuple of names, in result order: parameters, or intermediate variables (entries of
-            ``program.bindings``: the derivative holds what the variable was computed from fixed,
+            ``program.variables``: the derivative holds what the variable was computed from fixed,
             see ``intermediate.py``).
         strategy: "auto", "symbolic" or "reverse" (see the module docstring).
         unconnected: "zero" gives 0 for a wrt no output depends on, "none" gives None.
         keep_perturbations: leave the intermediates' perturbations in the result (its
-            ``bindings`` name them), so that differentiating it again with respect to the same
+            ``variables`` name them), so that differentiating it again with respect to the same
             intermediates gives second derivatives (``hessian``); otherwise they are set to 0.
 
     Returns:
@@ -195,7 +195,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
                      output_names=tuple(output_names), origin=program.origin,
                      static=dict(program.static), names=names)
     if keep_perturbations:
-        result.bindings = dict(program.bindings)
+        result.variables = dict(program.variables)
         return result
     return unperturbed(result, perturbations)
 

@@ -92,7 +92,7 @@ def to_program(function, stop_gradients=(), nodes=()):
 class _Reader:
     def __init__(self, stop_names, nodes=frozenset()):
         self.stop_names, self.nodes = stop_names, nodes
-        self.bindings = {}  # primal variable -> symbol of its last top-level binding, or None
+        self.variables = {}  # primal variable -> symbol of its last top-level binding, or None
         self.assignments = []
         self.names = set()  # SSA names taken
         self.source_names = set()  # names the user wrote in the primal
@@ -146,12 +146,12 @@ class _Reader:
             if not isinstance(out, sympy.Expr):
                 self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
         self._check_stop_names(frame)
-        bindings = {n: self.bindings.get(n) for n in sorted(frame.locals - set(names))}
+        variables = {n: self.variables.get(n) for n in sorted(frame.locals - set(names))}
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
             outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
             origin=f"{src.filename}, line {node.lineno}", static=static,
-            names=self.names | self.source_names, bindings=bindings)
+            names=self.names | self.source_names, variables=variables)
 
     @staticmethod
     def _range_names(node, names):
@@ -301,7 +301,7 @@ class _Reader:
             self.assignments.append(Assignment(symbol, value))
             value = symbol
         if frame.primary:  # the last top-level binding; one inside a branch has no single node
-            self.bindings[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
+            self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
                 else None
         frame.env[name] = value
 

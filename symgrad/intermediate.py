@@ -30,7 +30,7 @@ def perturbed(program, wrt):
     """``program`` with a perturbation added to each intermediate variable named in ``wrt``.
 
     Args:
-        program: a ``Program`` whose ``bindings`` give each intermediate's node (an assignment
+        program: a ``Program`` whose ``variables`` give each intermediate's node (an assignment
             target), or a perturbation already made (the program of a first derivative).
         wrt: names; parameters are left alone.
 
@@ -47,7 +47,7 @@ def perturbed(program, wrt):
     for name in wrt:
         if name in params:
             continue
-        symbol = program.bindings.get(name)
+        symbol = program.variables.get(name)
         if symbol is not None and is_perturbation(symbol):
             perturbations[name] = symbol
         elif symbol in targets:
@@ -60,13 +60,13 @@ def perturbed(program, wrt):
     assignments = [Assignment(a.target, a.expr + added[a.target]) if a.target in added else a
                    for a in program.assignments]
     return dataclasses.replace(program, assignments=assignments,
-                               bindings={**program.bindings, **perturbations}), perturbations
+                               variables={**program.variables, **perturbations}), perturbations
 
 
 def unperturbed(program, perturbations):
     """``program`` with every perturbation set to 0: values and derivatives at the primal's point.
 
-    The result has no ``bindings``: a derivative's program is differentiated again with respect to
+    The result has no ``variables``: a derivative's program is differentiated again with respect to
     parameters only (``hessian`` keeps the perturbations of its first derivative instead).
 
     Raises:
@@ -82,4 +82,4 @@ def unperturbed(program, perturbations):
         if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
             raise OptionError(f"the derivative with respect to {', '.join(perturbations)} is "
                               f"undefined for every input of `{program.name}`")
-    return dataclasses.replace(program, assignments=assignments, outputs=outputs, bindings={})
+    return dataclasses.replace(program, assignments=assignments, outputs=outputs, variables={})

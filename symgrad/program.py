@@ -39,7 +39,7 @@ class Program:
         output_names: a name per output, for ``d<out>_d<wrt>``.
         origin: "file.py, line 12" of the primal, for the docstring.
         names: every identifier in use, so later stages create fresh ones.
-        bindings: each variable the primal's body assigns (not a parameter) → the symbol of its
+        variables: each variable the primal's body assigns (not a parameter) → the symbol of its
             last top-level binding (an assignment target when ``to_program`` was asked to make it
             a node), or None when it has no single number value (bound only inside a branch, or
             to a tuple). ``wrt`` may name these (``intermediate.py``).
@@ -54,7 +54,7 @@ class Program:
     origin: str
     static: dict = field(default_factory=dict)
     names: set = field(default_factory=set)
-    bindings: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
 
     @property
     def param_names(self):
