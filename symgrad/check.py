@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.core.parameters import distribute
 
-from .api import grad, normalize_wrt
+from .api import grad, normalize_wrt, wrt_variables
 from .differentiate import differentiate
 from .errors import OutputShapeError
 from .frontend import to_program
@@ -34,7 +34,7 @@ class GradientCheck:
         verdict: "equal" (the difference simplifies to 0), "different" (some point differs by more
             than ``rtol``, confirmed at 50 digits) or "undecided" (not proved equal, no point
             differs).
-        wrt: the parameter names, in the order of ``df``'s results.
+        wrt: the names (parameters or intermediates), in the order of ``df``'s results.
         names: the component names ``d<out>_d<wrt>``.
         differences: per component, the simplified SymPy difference (symgrad − df), or None where
             the expression was too large to simplify.
@@ -121,7 +121,7 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
 
 
 def _check(f, df, wrt, points, rtol, seed):
-    primal = to_program(f)
+    primal = to_program(f, nodes=wrt_variables(wrt))
     wrt_names, _single = normalize_wrt(primal, wrt)
     hand = to_program(df)
     if len(hand.outputs) != len(wrt_names):
@@ -138,7 +138,7 @@ def _check(f, df, wrt, points, rtol, seed):
         _symbolic(derivative), theirs))
     gradient = grad(f, wrt=wrt_names)
     if points is None:
-        points = _random_points(f, gradient, df, primal, seed)
+        points = _random_points(f, gradient, df, primal, seed, wrt_names)
     else:
         points = [tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points]
     worst = dict(error=0.0, point=None, component=None, expected=None, got=None)
@@ -223,14 +223,19 @@ def _unstop(expr):
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
 
 
-def _random_points(f, gradient, hand, primal, seed, wanted=10, tries=200):
+def _random_points(f, gradient, hand, primal, seed, wrt, wanted=10, tries=200):
     """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
-    at build time (a range() bound) keeps its default."""
+    at build time (a range() bound) and one with a default not in ``wrt`` (a hyperparameter)
+    keep their defaults."""
     rng = random.Random(seed)
+    params = primal.param_names
+    fixed = {name: value for name, value in zip(params[len(params) - len(primal.defaults):],
+                                                primal.defaults) if name not in wrt}
+    fixed.update(primal.static)
     points = []
     for _ in range(tries):
-        point = tuple(primal.static[name] if name in primal.static else
-                      round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
+        point = tuple(fixed[name] if name in fixed else
+                      round(rng.uniform(-2.0, 2.0), 6) for name in params)
         try:
             values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point)),
                       *_as_tuple(_call(hand, primal, point))]
@@ -264,7 +269,10 @@ def _differs_precisely(derivative, hand, index, point, rtol):
 
 
 def _one_sided(primal, name, point, digits=DIGITS):
-    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None."""
+    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None
+    (also for an intermediate variable, which has no argument to move)."""
+    if name not in primal.param_names:
+        return None
     position = primal.param_names.index(name)
     h = sympy.Float(10, digits) ** -20
 

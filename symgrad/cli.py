@@ -76,7 +76,8 @@ def target(text):
 
 
 def wrt_option(text):
-    """Parse ``--wrt``: comma-separated parameter names or integer indices (an argparse ``type``).
+    """Parse ``--wrt``: comma-separated names (parameters or intermediate variables) or parameter
+    indices (an argparse ``type``).
 
     Args:
         text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple
@@ -304,7 +305,8 @@ def _build_parser():
     check.add_argument("hand", type=target, metavar="FILE:DF",
                        help="its hand-derived gradient (same parameters, results in wrt order)")
     check.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
-                       help="parameters the gradient is with respect to (default: all)")
+                       help="parameters or intermediate variables the gradient is with respect "
+                            "to (default: every parameter without a default)")
     check.set_defaults(run=_check)
 
     export_parser = commands.add_parser(
@@ -323,8 +325,9 @@ def _build_parser():
 
 def _add_wrt_and_backend(parser):
     parser.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
-                        help="parameters to differentiate with respect to: names or indices "
-                             "separated by commas (default: every positional parameter)")
+                        help="what to differentiate with respect to: parameter or intermediate "
+                             "names, or parameter indices, separated by commas (default: every "
+                             "parameter without a default)")
     parser.add_argument("--backend", choices=("math", "numpy"), default=None,
                         help="math (floats, the default) or numpy (elementwise on arrays)")
 

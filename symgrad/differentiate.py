@@ -18,6 +18,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
+from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs)
 from .rules import ZERO, rule_for_class
@@ -141,14 +142,19 @@ def reached_symbols(program, output):
     return reached
 
 
-def differentiate(program, wrt, strategy="auto", unconnected="zero"):
+def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_perturbations=False):
     """Build the derivative Program of ``program``: one output per (output, wrt) pair.
 
     Args:
         program: the primal ``Program``.
-        wrt: tuple of parameter names, in result order.
+        wrt: tuple of names, in result order: parameters, or intermediate variables (entries of
+            ``program.variables``: the derivative holds what the variable was computed from fixed,
+            see ``intermediate.py``).
         strategy: "auto", "symbolic" or "reverse" (see the module docstring).
         unconnected: "zero" gives 0 for a wrt no output depends on, "none" gives None.
+        keep_perturbations: leave the intermediates' perturbations in the result (its
+            ``variables`` name them), so that differentiating it again with respect to the same
+            intermediates gives second derivatives (``hessian``); otherwise they are set to 0.
 
     Returns:
         A ``Program`` with the same parameters, the primal assignments (and its ``Check``s, in
@@ -156,14 +162,16 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
         named in ``output_names``. An output is ``None`` where unconnected="none" applies.
 
     Raises:
-        OptionError: an unknown strategy, an unknown ``unconnected``, or a wrt not a parameter.
+        OptionError: an unknown strategy, an unknown ``unconnected``, or a wrt that is neither a
+            parameter nor an intermediate with a node of its own.
         SymgradError: an expression symgrad cannot differentiate.
     """
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     if unconnected not in ("zero", "none"):
         raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
-    by_name = dict(zip(program.param_names, program.params))
+    program, perturbations = perturbed(program, wrt)
+    by_name = {**dict(zip(program.param_names, program.params)), **perturbations}
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
         strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES else "reverse"
@@ -182,10 +190,14 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
                 g = None
             outputs.append(g)
             output_names.append(f"d{out_name}_d{w}")
-    return Program(name=program.name, params=program.params, defaults=program.defaults,
-                   assignments=assignments, outputs=tuple(outputs),
-                   output_names=tuple(output_names), origin=program.origin,
-                   static=dict(program.static), names=names, kwonly=dict(program.kwonly))
+    result = Program(name=program.name, params=program.params, defaults=program.defaults,
+                     assignments=assignments, outputs=tuple(outputs),
+                     output_names=tuple(output_names), origin=program.origin,
+                     static=dict(program.static), names=names, kwonly=dict(program.kwonly))
+    if keep_perturbations:
+        result.variables = dict(program.variables)
+        return result
+    return unperturbed(result, perturbations)
 
 
 def _substituted_size(program):
@@ -221,6 +233,7 @@ def _symbolic(program, full_output, symbols):
 def _reverse(program, out, out_name, symbols, names, assignments):
     """Adjoint accumulation; appends the adjoint assignments it creates to ``assignments``."""
     adjoints = {}  # symbol -> list of contributions to its adjoint (v_bar)
+    wanted = set(symbols)
 
     def push(expr, seed, names_back=None):
         memo = {}
@@ -239,7 +252,11 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         total = sympy.Add(*parts)
         if total == 0:
             continue
-        if not total.is_Atom:
+        # an intermediate in wrt (its expression holds a perturbation of ``symbols``): its adjoint
+        # is a result, named d<out>_d<wrt> by emit, so it gets no line of its own here
+        perturbed_here = a.expr in wanted or (
+            a.expr.is_Add and not wanted.isdisjoint(a.expr.args))
+        if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
             total = symbol

@@ -38,13 +38,15 @@ _BINARY = {
 }
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
-def to_program(function, stop_gradients=()):
+def to_program(function, stop_gradients=(), nodes=()):
     """Read a Python function into a ``Program``.
 
     Args:
         function: a plain Python function of float parameters returning a float or a tuple.
         stop_gradients: names of parameters or intermediate variables of ``function`` to treat as
             constants (each value they are bound to is wrapped in ``StopGradient``).
+        nodes: names of intermediate variables that get an assignment of their own even when
+            bound to a constant or another name (so ``wrt`` can name them); other names ignored.
 
     Returns:
         A ``Program``.
@@ -55,12 +57,13 @@ def to_program(function, stop_gradients=()):
         SourceUnavailableError: the source of ``function`` or of a helper it calls cannot be read.
         OptionError: a name in ``stop_gradients`` is not a parameter or variable of ``function``.
     """
-    return _Reader(frozenset(stop_gradients)).read(function)
+    return _Reader(frozenset(stop_gradients), frozenset(nodes)).read(function)
 
 
 class _Reader(Resolver, Guards):
-    def __init__(self, stop_names):
-        self.stop_names = stop_names
+    def __init__(self, stop_names, nodes=frozenset()):
+        self.stop_names, self.nodes = stop_names, nodes
+        self.variables = {}  # primal variable -> symbol of its last top-level binding, or None
         self.assignments = []
         self.names = set()  # SSA names taken
         self.source_names = set()  # names the user wrote in the primal
@@ -91,6 +94,7 @@ class _Reader(Resolver, Guards):
                 self.fail(arg, _Frame(src, {}, True), f"a parameter named `{arg.arg}` would hide "
                           "a name the generated code uses", "rename the parameter")
         self.names.update(names)
+        self.nodes = self.nodes - set(names)  # a parameter's name always means the parameter
         self.source_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         defaults = tuple(function.__defaults__ or ())
         frame = _Frame(src, {}, True)
@@ -121,11 +125,12 @@ class _Reader(Resolver, Guards):
             if not isinstance(out, sympy.Expr):
                 self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
         self._check_stop_names(frame)
+        variables = {n: self.variables.get(n) for n in sorted(frame.locals - set(names))}
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
             outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
             origin=f"{src.filename}, line {node.lineno}", static=static,
-            names=self.names | self.source_names, kwonly=kwonly)
+            names=self.names | self.source_names, kwonly=kwonly, variables=variables)
 
     @staticmethod
     def _range_names(node, names):
@@ -307,10 +312,15 @@ class _Reader(Resolver, Guards):
     def bind(self, name, value, node, frame, stop=True):
         if stop and frame.primary and name in self.stop_names:
             value = StopGradient(self.number(value, node, frame))
-        if isinstance(value, sympy.Expr) and not value.is_Atom and self.depth == 0:
+        node_of_its_own = frame.primary and name in self.nodes  # named in wrt
+        if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
+                and self.depth == 0:
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value))
             value = symbol
+        if frame.primary:  # the last top-level binding; one inside a branch has no single node
+            self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
+                else None
         frame.env[name] = value
 
     def loop(self, stmt, frame):
@@ -453,6 +463,11 @@ class _Reader(Resolver, Guards):
         if isinstance(value, sympy.Number):
             return self.fail(node, frame, f"this must be an int, not {float(value)!r}",
                              "use an int (range() and indexing take ints only)")
+        named = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.nodes]
+        if named and frame.primary:
+            self.fail(node, frame, f"`{named[0]}` is named in wrt, so it is a variable here, "
+                      "not an integer known when the gradient is built",
+                      f"leave `{named[0]}` out of wrt")
         return self.fail(node, frame, "this must be an integer known when the gradient is built",
                          "use a literal, a module constant, a closure variable or a parameter "
                          "default")

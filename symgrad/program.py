@@ -65,6 +65,10 @@ class Program:
         output_names: a name per output, for ``d<out>_d<wrt>``.
         origin: "file.py, line 12" of the primal, for the docstring.
         names: every identifier in use, so later stages create fresh ones.
+        variables: each variable the primal's body assigns (not a parameter) → the symbol of its
+            last top-level binding (an assignment target when ``to_program`` was asked to make it
+            a node), or None when it has no single number value (bound only inside a branch, or
+            to a tuple). ``wrt`` may name these (``intermediate.py``).
     """
 
     name: str
@@ -77,6 +81,7 @@ class Program:
     static: dict = field(default_factory=dict)
     names: set = field(default_factory=set)
     kwonly: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
 
     @property
     def param_names(self):
