@@ -132,8 +132,13 @@ def wrap(line, width=LINE_WIDTH):
         fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
                    if start < pos <= start + room]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
-        if not fitting:
-            break
+        if not fitting:  # a name longer than the room: break at the first place after it
+            later = [pos for pos, _, _ in tokens if pos > start]
+            if start == 0 and body.startswith("(") and not body.startswith("def "):
+                later = [1]  # right after the opening parenthesis
+            if not later:
+                break
+            fitting = [(0, 0, 0, min(later))]
         cut = min(full or fitting)[3]
         lines.append(prefix + body[start:cut].rstrip())
         start, prefix = cut, more
