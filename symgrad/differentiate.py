@@ -20,7 +20,7 @@ from sympy import S
 from .errors import OptionError, SymgradError
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs)
-from .rules import ZERO, Value, rule_for_class
+from .rules import ZERO, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -47,7 +47,7 @@ def derivative(expr, symbol, memo=None):
     def has(node):
         found = free.get(node)
         if found is None:
-            found = (node == symbol) if node.is_Symbol else (
+            found = (node == symbol) if node.is_Symbol else isinstance(node, Undefined) or (
                 not node.is_Atom and any(has(a) for a in node.args))
             free[node] = found
         return found
@@ -57,7 +57,9 @@ def derivative(expr, symbol, memo=None):
         found = memo.get(key)
         if found is not None:
             return found
-        if not has(node):
+        if isinstance(node, Undefined):  # undefined in the primal: so is its derivative
+            result = node
+        elif not has(node):
             result = S.Zero
         elif node.is_Symbol:
             result = S.One

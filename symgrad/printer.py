@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import StopGradient, Value, rule_for_class
+from .rules import StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -106,12 +106,25 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value)):
             return self.node(e.args[0])
+        if isinstance(e, Undefined):
+            return self.undefined(int(e.args[0]))
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
                            f"{self.backend!r}: {e}")
+
+    def undefined(self, kind):
+        """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
+        raises ZeroDivisionError, math.log(0.0) ValueError, math.exp(1000.0) OverflowError) or
+        giving nan (``numpy``, which returns nan or inf there instead of raising)."""
+        if self.backend == "numpy":
+            return self.name("np.nan")
+        if kind == 0:
+            return ast.BinOp(ast.Constant(0.0), ast.Div(), ast.Constant(0.0))
+        return ast.Call(self.name("math.log" if kind == 1 else "math.exp"),
+                        [ast.Constant(0.0 if kind == 1 else 1000.0)], [])
 
     def function(self, e):
         rule = rule_for_class(type(e))
