@@ -186,11 +186,12 @@ class Value(Function):
 
 def _numeric(function, arg, prec):
     """``function`` (an mpmath function) of a numeric ``arg`` at ``prec`` bits, or None."""
-    value = arg.evalf(prec_to_dps(prec))
+    work = prec + 30  # guard bits, so the result is correctly rounded to prec
+    value = arg.evalf(prec_to_dps(work))
     if not value.is_Number:
         return None
-    with mpmath.workprec(prec):
-        return sympy.Float(function(value._to_mpmath(prec)), precision=prec)
+    with mpmath.workprec(work):
+        return sympy.Float(function(value._to_mpmath(work)), precision=prec)
 
 
 class Undefined(Function):
