@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import StopGradient, Undefined, Value, rule_for_class
+from .rules import Literal, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -63,6 +63,10 @@ class Printer:
             return self.number(float(e))
         if e.is_Float:
             return self.number(float(e))
+        if isinstance(e, Literal):
+            return self.number(e.value)
+        if e.is_Rational and e.q & (e.q - 1) == 0 and abs(e.p) < 2 ** 53:  # 1/2: exactly 0.5
+            return self.number(e.p / e.q)
         if e.is_Rational:
             fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
             return ast.UnaryOp(ast.USub(), fraction) if e.p < 0 else fraction
@@ -145,6 +149,9 @@ class Printer:
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
+        # an inexact literal last: `1.0 - p + 1e-12` adds 1e-12 to 1 - p, as the source does
+        terms = [t for t in terms if not isinstance(t, Literal)] + [
+            t for t in terms if isinstance(t, Literal)]
         if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
             return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])

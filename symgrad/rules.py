@@ -220,6 +220,58 @@ class NotComputable(Exception):
         self.kind = kind
 
 
+class Literal(sympy.AtomicExpr):
+    """A float literal whose shortest repr is not its exact value (``1e-12``, ``0.1``): an opaque
+    constant, so SymPy does not fold it with other numbers (``1 - p + 1e-12`` stays as written,
+    not ``1.000000000001 - p``, which is another float value); printed as its repr."""
+
+    is_number = True
+    is_real = True
+    is_extended_real = True
+    is_finite = True
+    is_commutative = True
+    is_comparable = True
+    __slots__ = ("value",)
+
+    def __new__(cls, value):
+        obj = sympy.AtomicExpr.__new__(cls)
+        obj.value = float(value)
+        return obj
+
+    def __getnewargs__(self):
+        return (self.value,)
+
+    def _hashable_content(self):
+        return (self.value,)
+
+    def _eval_is_positive(self):
+        return self.value > 0
+
+    def _eval_is_negative(self):
+        return self.value < 0
+
+    def _eval_is_zero(self):
+        return self.value == 0
+
+    def _eval_is_integer(self):
+        return False
+
+    def _eval_evalf(self, prec):
+        return sympy.Float(self.value, precision=max(prec, 53))
+
+    def _as_mpf_val(self, prec):
+        return mpmath.mpf(self.value)._mpf_
+
+    def __float__(self):
+        return self.value
+
+    def _sympystr(self, printer):
+        return repr(self.value)
+
+    def _latex(self, printer):
+        return repr(self.value)
+
+
 def number(value):
     """A Python int or float as a SymPy number: an int is an ``Integer``; a float whose shortest
     repr is exact (0.5, 2.0, 0.25) is that ``Rational``; any other float a 53-bit ``Float``."""
@@ -228,7 +280,7 @@ def number(value):
     exact = fractions.Fraction(value)
     if fractions.Fraction(repr(value)) == exact:
         return sympy.Rational(exact.numerator, exact.denominator)
-    return sympy.Float(value)
+    return Literal(value)
 
 
 def as_python(value):
@@ -264,7 +316,7 @@ def fold(python, build, args):
     try:
         exact = build(*args)
         if isinstance(exact, sympy.Expr) and exact.is_number and not exact.has(
-                sympy.zoo, sympy.nan, sympy.oo, sympy.I) and float(exact) == value and (
+                sympy.zoo, sympy.nan, sympy.oo, sympy.I, Literal) and float(exact) == value and (
                 exact.is_Integer or not exact.is_Number or not isinstance(value, int)):
             return exact
     except (TypeError, ValueError, ArithmeticError):

@@ -250,7 +250,16 @@ def test_no_float_noise_in_black_scholes(tmp_path):
 def test_exact_literals_are_rationals():
     import sympy
     assert rules.number(0.5) == sympy.Rational(1, 2) and rules.number(2.0) == 2
-    assert isinstance(rules.number(0.1), sympy.Float) and float(rules.number(0.1)) == 0.1
+    assert isinstance(rules.number(0.1), rules.Literal) and float(rules.number(0.1)) == 0.1
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_epsilon_is_not_folded_into_a_constant(tmp_path, strategy):
+    f = _module(tmp_path, "def f(p):\n    return -math.log(1 - p + 1e-12)\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert "1.000000000001" not in g.source, g.source
+    assert g(1.0) == 1.0 / (1 - 1.0 + 1e-12)  # 1e12 as the primal's 1 - p + 1e-12; not 9.9991e11
+    assert g(0.25) == pytest.approx(1.0 / (1 - 0.25 + 1e-12), rel=1e-15)
 
 
 def test_reference_is_fine():  # the 50-digit reference used above is itself right
