@@ -264,3 +264,30 @@ def test_an_epsilon_is_not_folded_into_a_constant(tmp_path, strategy):
 
 def test_reference_is_fine():  # the 50-digit reference used above is itself right
     assert float(_central_difference(mpmath.sin, (0.4,), 0)) == pytest.approx(math.cos(0.4))
+
+
+# --- fuzz findings --------------------------------------------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tie_operand_substituted_by_symbolic_is_compared_as_computed(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x, y, u):\n    for i in range(3):\n        u += 1.0\n"
+                          "    y = min(2.5, u, 1 - u - y)\n    return y\n").f
+    assert symgrad.grad(f, strategy=strategy)(0.4, -0.3, -1.83) == (0.0, -1.0, -1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_value_used_in_an_untaken_branch(tmp_path, strategy):
+    f = _module(tmp_path, "def f(u):\n    if u <= 0.0:\n        a = math.atanh(-4)\n"
+                          "        return min(a + 0.4, a)\n    return 1.5 * u\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.25) == 1.5
+    with pytest.raises(ValueError):
+        g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_zero_to_a_variable_power(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    a = x\n    return 0 ** a\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.574312660853856) == 0.0  # 0**x is 0 for every x > 0
+    with pytest.raises(ZeroDivisionError):  # as 0 ** -1.0 in the primal
+        g(-1.0)
