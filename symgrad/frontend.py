@@ -425,6 +425,8 @@ class _Reader:
                 return next(iter(v.atoms(rules.Undefined)))
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         return self.defined(make(a, b), node, frame)
 
     def folded(self, python, build, args, node, frame):

@@ -221,9 +221,10 @@ class NotComputable(Exception):
 
 
 class Literal(sympy.AtomicExpr):
-    """A float literal whose shortest repr is not its exact value (``1e-12``, ``0.1``): an opaque
-    constant, so SymPy does not fold it with other numbers (``1 - p + 1e-12`` stays as written,
-    not ``1.000000000001 - p``, which is another float value); printed as its repr."""
+    """An inexact float (``1e-12``, ``0.1``) added to a variable: an opaque constant, so SymPy does
+    not fold it into another number of the sum (``1 - p + 1e-12`` stays as written, not
+    ``1.000000000001 - p``, another float value: off by 1e-4 relatively at p = 1); printed as its
+    repr. Products keep plain Floats (``2*0.1*x`` is ``0.2*x``: a relative rounding only)."""
 
     is_number = True
     is_real = True
@@ -280,7 +281,7 @@ def number(value):
     exact = fractions.Fraction(value)
     if fractions.Fraction(repr(value)) == exact:
         return sympy.Rational(exact.numerator, exact.denominator)
-    return Literal(value)
+    return sympy.Float(value)
 
 
 def as_python(value):

@@ -250,7 +250,7 @@ def test_no_float_noise_in_black_scholes(tmp_path):
 def test_exact_literals_are_rationals():
     import sympy
     assert rules.number(0.5) == sympy.Rational(1, 2) and rules.number(2.0) == 2
-    assert isinstance(rules.number(0.1), rules.Literal) and float(rules.number(0.1)) == 0.1
+    assert isinstance(rules.number(0.1), sympy.Float) and float(rules.number(0.1)) == 0.1
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
