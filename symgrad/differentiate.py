@@ -21,7 +21,7 @@ from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs)
-from .rules import ZERO, rule_for_class
+from .rules import ZERO, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -48,7 +48,7 @@ def derivative(expr, symbol, memo=None):
     def has(node):
         found = free.get(node)
         if found is None:
-            found = (node == symbol) if node.is_Symbol else (
+            found = (node == symbol) if node.is_Symbol else isinstance(node, Undefined) or (
                 not node.is_Atom and any(has(a) for a in node.args))
             free[node] = found
         return found
@@ -58,7 +58,9 @@ def derivative(expr, symbol, memo=None):
         found = memo.get(key)
         if found is not None:
             return found
-        if not has(node):
+        if isinstance(node, Undefined):  # undefined in the primal: so is its derivative
+            result = node
+        elif not has(node):
             result = S.Zero
         elif node.is_Symbol:
             result = S.One
@@ -99,12 +101,15 @@ def _power_derivative(node, db, de):
     if db != 0:
         term = exponent * base ** (exponent - 1)
         if not exponent.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(exponent, 0)), (term, True))
+            term = sympy.Piecewise((0, sympy.Eq(Value(exponent), 0)), (term, True))
         result += term * db
     if de != 0:
         term = node * sympy.log(base)
-        if not base.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(base, 0) & (exponent > 0)), (term, True))
+        if base.is_zero:  # 0**e: constant 0 where e > 0, undefined (raises) where e <= 0
+            term = sympy.Piecewise((0, Value(exponent) > 0), (Undefined(sympy.Integer(0)), True))
+        elif not base.is_Number:
+            term = sympy.Piecewise((0, sympy.Eq(Value(base), 0) & (Value(exponent) > 0)),
+                                   (term, True))
         result += term * de
     return result
 
@@ -174,7 +179,8 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
     by_name = {**dict(zip(program.param_names, program.params)), **perturbations}
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
-        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES else "reverse"
+        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES and not \
+            _branch_in_condition(program) else "reverse"
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
@@ -221,11 +227,55 @@ def _substituted_size(program):
     return max((size(out) for out in program.outputs), default=0)
 
 
-def _symbolic(program, full_output, symbols):
-    values, names_back = {}, {}
+def _branch_in_condition(program):
+    """Whether substituting the assignments would put a ``Piecewise`` inside a condition or an
+    argument of ``max``/``min``/``abs``/a variable power (whose derivatives are conditions). SymPy
+    rewrites such a condition through ``simplify`` (seconds, for a few lines of code), so ``auto``
+    uses ``reverse`` there, whose conditions compare names."""
+    branchy = set()  # targets whose substituted value holds a Piecewise
+
+    def nested(expr):
+        stack = [(expr, False)]
+        while stack:
+            node, in_condition = stack.pop()
+            if in_condition and (isinstance(node, sympy.Piecewise) or node in branchy):
+                return True
+            if isinstance(node, sympy.Piecewise):
+                for value, condition in node.args:
+                    stack += [(value, in_condition), (condition, True)]
+            elif isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or (
+                    node.is_Pow and not node.exp.is_Number):
+                stack += [(a, True) for a in node.args]
+            else:
+                stack += [(a, in_condition) for a in node.args]
+        return False
+
     for a in program.bindings:
+        if nested(a.expr):
+            return True
+        if a.expr.has(sympy.Piecewise) or not branchy.isdisjoint(a.expr.free_symbols):
+            branchy.add(a.target)
+    return any(out is not None and nested(out) for out in program.outputs)
+
+
+def _symbolic(program, full_output, symbols):
+    values, names_back, operands = {}, {}, {}
+
+    def record(expr):  # comparison operands, to compare them as the primal computes them
+        for node in sympy.preorder_traversal(expr):
+            if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
+                for arg in node.args:
+                    if not arg.is_Atom:
+                        operands.setdefault(arg.xreplace(values), arg)
+
+    for a in program.bindings:
+        record(a.expr)
         values[a.target] = a.expr.xreplace(values)
         names_back[values[a.target]] = a.target
+    for out in program.outputs:
+        if out is not None:
+            record(out)
+    names_back = {**operands, **names_back}
     memo = {}
     return [derivative(full_output, s, memo).xreplace(names_back) for s in symbols]
 

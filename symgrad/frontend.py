@@ -16,15 +16,17 @@ Default deny: every statement and expression kind is handled by name below; anyt
 - ``assert`` and a conditional ``raise`` (``guards``) → a ``Check`` where the primal runs it.
 """
 import ast
+import operator
 
 import sympy
 
 from .errors import UnsupportedSyntaxError
 from .fence import REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
+from . import rules
 from .guards import Guards
-from .resolve import RAISES, Resolver, _describe, _Frame, _Py, _Undefined
-from .rules import StopGradient, power
+from .resolve import RAISES, Resolver, _constant, _describe, _Frame, _Py, _Undefined
+from .rules import StopGradient, Value, power
 from .source import read_source
 
 _BINARY = {
@@ -36,6 +38,9 @@ _BINARY = {
     ast.FloorDiv: lambda a, b: sympy.floor(a / b),
     ast.Mod: sympy.Mod,
 }
+_PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}  # what the primal computes on constants
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
 def to_program(function, stop_gradients=(), nodes=()):
@@ -411,7 +416,7 @@ class _Reader(Resolver, Guards):
             if value != value or value in (float("inf"), float("-inf")):
                 self.fail(node, frame, "infinite or nan constants are not supported",
                           "use a finite number")
-            return sympy.Float(value)
+            return rules.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
         return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
                          "use int or float numbers")
 
@@ -430,17 +435,38 @@ class _Reader(Resolver, Guards):
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
-        return self.defined(make(self.number(a, node, frame), self.number(b, node, frame)), node,
-                            frame)
+        a, b = self.number(a, node, frame), self.number(b, node, frame)
+        for v in (a, b):
+            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
+                return next(iter(v.atoms(rules.Undefined)))
+        if _constant(a) and _constant(b):
+            return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
+        return self.defined(make(a, b), node, frame)
+
+    def folded(self, python, build, args, node, frame):
+        """A call or operator on constants, folded to the value the primal computes."""
+        try:
+            return rules.fold(python, build, args)
+        except rules.NotComputable as exc:
+            return self.undefined(node, frame, exc.kind)
+
+    def undefined(self, node, frame, kind):
+        """What the primal cannot compute: refused where it surely runs (the primal raises on
+        every call), else ``Undefined``, which raises in the gradient where the primal raises."""
+        if self.depth == 0:
+            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
+                      "number) for every input", "check the expression: the function raises on "
+                      "every call")
+        return rules.Undefined(sympy.Integer(kind))
 
     def defined(self, value, node, frame):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
                                                          sympy.oo, -sympy.oo):
-            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
-                      "number) for every input", "check the expression: the function raises on "
-                      "every call")
+            return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         return value
 
     def number(self, value, node, frame):
@@ -488,16 +514,16 @@ class _Reader(Resolver, Guards):
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
-                parts.append(_COMPARE[type(op)](left, right))
+                parts.append(_COMPARE[type(op)](Value(left), Value(right)))
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
             parts = [self.condition(v, frame) for v in node.values]
             return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
         value = self.value(node, frame)
-        if isinstance(value, sympy.logic.boolalg.Boolean):
-            return value
-        return sympy.Ne(self.number(value, node, frame), 0)
+        if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
+            return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
+        return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
 
     # --- errors -------------------------------------------------------------------------------
     def reject(self, node, frame):
@@ -513,6 +539,8 @@ class _Reader(Resolver, Guards):
 def _is_value(value):
     """A number, a condition or a tuple (what a ``Piecewise`` can choose between)."""
     return isinstance(value, (sympy.Basic, tuple))
+
+
 
 
 def _without_not(test, branches):

@@ -176,7 +176,7 @@ class Resolver:
             return self.sequence_builtin(obj, node, frame)
         rule = rules.rule_for_callable(obj)
         if rule is not None:
-            return self.rule_call(rule, node, frame)
+            return self.rule_call(rule, node, frame, obj)
         if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
             return self.inline(obj, node, frame, statement)
         return self.fail(node, frame, f"symgrad does not know the derivative of "
@@ -184,7 +184,7 @@ class Resolver:
                          "use math/numpy functions symgrad knows (docs/language.md) or a plain "
                          "Python helper whose source is available")
 
-    def rule_call(self, rule, node, frame):
+    def rule_call(self, rule, node, frame, obj):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are "
                       "not supported", "pass plain positional arguments")
@@ -200,6 +200,11 @@ class Resolver:
                       else " or ".join(map(str, rule.nargs)))
             self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                       "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
+        for v in args:
+            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
+                return next(iter(v.atoms(rules.Undefined)))
+        if all(_constant(a) for a in args):
+            return self.folded(obj, rule.build or rule.sympy, args, node, frame)
         try:
             return self.defined((rule.build or rule.sympy)(*args), node, frame)
         except (TypeError, ValueError) as exc:
@@ -412,3 +417,9 @@ def _framework_stop_gradient(obj):
 
 def _describe(obj):
     return getattr(obj, "__qualname__", None) or type(obj).__name__
+
+
+def _constant(value):
+    """Whether a SymPy value is a constant the primal computes in Python (no symbol, no stop)."""
+    return isinstance(value, sympy.Expr) and value.is_number and not value.has(
+        StopGradient, rules.Undefined)
