@@ -3,6 +3,8 @@
 Every error says what went wrong, where (file, line, column, the line itself) and what to do instead,
 in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
 """
+import os
+import types
 from dataclasses import dataclass
 
 
@@ -65,3 +67,41 @@ class UnsupportedSyntaxError(SymgradError, SyntaxError):
         else:
             super().__init__(message, (location.filename, location.lineno, location.col + 1,
                                        location.text))
+
+
+FULL_TRACEBACK = "SYMGRAD_FULL_TRACEBACK"  # set to 1 to keep symgrad's internal frames
+
+
+class public_entry:  # noqa: N801 - used as a statement, `with public_entry():`
+    """Trim the traceback of a ``SymgradError`` leaving a public function to that function's frame.
+
+    A refusal is about the user's code, so its traceback should read like one of Python's own: the
+    user's line, the call into symgrad, the message, not the dozen internal frames that found it
+    (JAX filters its tracebacks the same way). ``with public_entry():`` around the body of a
+    public function keeps, of the frames below it, only its own; the frames of the callers are
+    added as usual. ``public_entry(own_frame=False)`` keeps none below it, for a helper whose
+    caller is the public function (``grad`` calling ``api._entry``). The exception object is
+    the same (type, attributes, message); an implicit context raised inside symgrad is hidden
+    (``__suppress_context__``, the ``__context__`` is kept) and an explicit ``__cause__`` is left
+    as it is. Set the environment variable ``SYMGRAD_FULL_TRACEBACK=1`` to keep every frame.
+    Nested entries (``check_grad`` calling ``grad``) leave the outermost one's frames.
+    """
+
+    __slots__ = ("own_frame",)
+
+    def __init__(self, own_frame=True):
+        self.own_frame = own_frame
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if (isinstance(error, SymgradError) and traceback is not None
+                and os.environ.get(FULL_TRACEBACK, "") in ("", "0")):
+            # the exception goes on from this frame without a new entry for it (a re-raise)
+            error.__traceback__ = types.TracebackType(
+                None, traceback.tb_frame, traceback.tb_lasti, traceback.tb_lineno
+            ) if self.own_frame else None
+            if error.__cause__ is None:
+                error.__suppress_context__ = True
+        return False
