@@ -92,7 +92,7 @@ class GradientCheck:
     def __str__(self):
         basis = f", basis {self.basis}" if self.basis else ""
         lines = [f"check_grad: {self.verdict}{basis} (wrt {', '.join(self.wrt)}, "
-                 f"{len(self.points)} points, rtol {self.rtol:g})"]
+                 f"{len(self.points)} point{'s' * (len(self.points) != 1)}, rtol {self.rtol:g})"]
         n, proved = len(self.names), sum(1 for d in self.differences if _is_zero(d))
         if self.verdict == "different":
             shown = [name for name in self.names if name in self.differing]
@@ -101,14 +101,18 @@ class GradientCheck:
                              f"{_shown(self.differences[self.names.index(name)])}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
-            if len(shown) < n:
+            if n - len(shown) == 1:
+                lines.append("  the other component agrees")
+            elif len(shown) < n:
                 lines.append(f"  the other {n - len(shown)} of {n} components agree")
         elif self.basis == "symbolic":
-            lines.append(f"  symgrad - df simplifies to 0 in all {n} components")
+            lines.append("  symgrad - df simplifies to 0" + (" in every component" * (n > 1)))
         elif self.basis == "numeric":
-            lines.append(f"  all {n} components agree within rtol at the {self.evaluated} points "
-                         f"evaluated, at {DIGITS} digits (symgrad - df simplifies to 0 in "
-                         f"{proved} of {n})")
+            every = f"all {n} components agree" if n > 1 else "it agrees"
+            how = (f"symgrad - df simplifies to 0 in {proved} of {n}" if n > 1 else
+                   "SymPy did not simplify symgrad - df to 0")
+            lines.append(f"  {every} within rtol at the {self.evaluated} point"
+                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits ({how})")
         else:
             lines.append("  no point could be evaluated: pass points= where the function and "
                          "its gradient are defined")
