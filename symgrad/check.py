@@ -24,7 +24,7 @@ import sympy
 from sympy.core.parameters import distribute
 
 from .api import GradientFunction, _primal_program, grad, normalize_wrt
-from .differentiate import differentiate
+from .differentiate import _substituted_size, differentiate
 from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
 from .program import substituted_outputs, tree_size
@@ -336,9 +336,12 @@ def _shown(difference):
 
 
 def _symbolic(program):
-    """The outputs as expressions of the parameters, or None where too large to simplify."""
-    return [out if tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES else None
-            for out in substituted_outputs(program)]
+    """The outputs as expressions of the parameters; all None when one would have more than
+    SYMBOLIC_MAX_NODES nodes (measured without substituting: an unrolled loop can be
+    exponentially large as a tree)."""
+    if _substituted_size(program) > SYMBOLIC_MAX_NODES:
+        return [None] * len(program.outputs)
+    return list(substituted_outputs(program))
 
 
 def _in_primal_symbols(hand, primal):
