@@ -208,7 +208,7 @@ def _suggest(namespace, name):
 
 
 def _defined_in(value, module_name):
-    if isinstance(value, api.GradientFunction):  # a @symgrad.grad def: the name is a function
+    while isinstance(value, api.GradientFunction):  # a @symgrad.grad def is a function
         value = value.primal
     return inspect.isfunction(value) and value.__module__ == module_name
 
