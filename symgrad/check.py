@@ -149,7 +149,8 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto")
         points: tuples of floats (or floats, for one parameter) to evaluate at, where a point at
             which symgrad's gradient raises is skipped and noted; or an int N (N >= 1) to draw N
             random points; None draws 10. Random points are drawn in [-2, 2] (seeded by
-            ``seed``, reproducible) where ``f``, its gradient and ``df`` all evaluate.
+            ``seed``, reproducible) where ``f``, its gradient and ``df`` all evaluate; a
+            parameter with a default that is not in ``wrt`` keeps its default.
         rtol: relative tolerance (>= 0), on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
         strategy: how symgrad's gradient is built, as for ``grad``.
@@ -211,7 +212,8 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
         _symbolic(derivative), theirs))
     gradient = grad(f, wrt=wrt_names, strategy=strategy)
     if points is None or isinstance(points, int):
-        points = _random_points(f, gradient, df, primal, seed, points or RANDOM_POINTS)
+        points = _random_points(f, gradient, df, primal, wrt_names, seed,
+                                points or RANDOM_POINTS)
     else:
         points = [tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points]
     numbers = _Numbers(primal, derivative, hand, wrt_names, rtol)
@@ -381,14 +383,19 @@ def _unstop(expr):
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
 
 
-def _random_points(f, gradient, hand, primal, seed, wanted, tries_per_point=20):
+def _random_points(f, gradient, hand, primal, wrt_names, seed, wanted, tries_per_point=20):
     """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
-    at build time (a range() bound) keeps its default."""
+    at build time (a range() bound), or with a default and not in ``wrt`` (a hyperparameter),
+    keeps its default."""
+    names = primal.param_names
+    fixed = dict(zip(names[len(names) - len(primal.defaults):], primal.defaults))
+    fixed = {name: value for name, value in fixed.items() if name not in wrt_names}
+    fixed.update(primal.static)
     rng = random.Random(seed)
     points = []
     for _ in range(max(200, tries_per_point * wanted)):
-        point = tuple(primal.static[name] if name in primal.static else
-                      round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
+        point = tuple(fixed[name] if name in fixed else round(rng.uniform(-2.0, 2.0), 6)
+                      for name in names)
         try:
             values = [f(*point), *_as_tuple(gradient(*point)), *_as_tuple(hand(*point))]
         except (ArithmeticError, ValueError):

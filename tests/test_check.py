@@ -302,3 +302,25 @@ def expm1_square(x):
 
 def expm1_square_grad_wrong(x):
     return math.exp(x * x)  # forgot 2x
+
+
+def power_of(x, n=3):
+    return x ** n
+
+
+def dpower_of_dx(x, n=3):
+    return 3.0 * x * x  # right for the default n only
+
+
+def test_a_defaulted_parameter_not_in_wrt_keeps_its_default_in_random_points():
+    report = symgrad.check_grad(power_of, dpower_of_dx, wrt="x")
+    assert {n for _, n in report.points} == {3}
+    assert len(report.points) == 10 and report.verdict == "equal"
+    # named in wrt, it is drawn like any parameter
+    report = symgrad.check_grad(power_of, both_partials, wrt=("x", "n"), points=5)
+    assert len({n for _, n in report.points}) == 5
+    assert report.verdict == "equal"
+
+
+def both_partials(x, n=3):
+    return n * x ** (n - 1), x ** n * math.log(x)
