@@ -4,6 +4,7 @@ Every error says what went wrong, where (file, line, column, the line itself) an
 in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
 """
 import os
+import sys
 import types
 from dataclasses import dataclass
 
@@ -81,18 +82,21 @@ class public_entry:  # noqa: N801 - used as a statement, `with public_entry():`
     public function keeps, of the frames below it, only its own; the frames of the callers are
     added as usual. ``public_entry(own_frame=False)`` keeps none below it, for a helper whose
     caller is the public function (``grad`` calling ``api._entry``). The exception object is
-    the same (type, attributes, message); an implicit context raised inside symgrad is hidden
-    (``__suppress_context__``, the ``__context__`` is kept) and an explicit ``__cause__`` is left
-    as it is. Set the environment variable ``SYMGRAD_FULL_TRACEBACK=1`` to keep every frame.
-    Nested entries (``check_grad`` calling ``grad``) leave the outermost one's frames.
+    the same (type, attributes, message). Its chaining reads as if symgrad were one frame: an
+    explicit ``__cause__`` (``raise ... from``) and ``from None`` are left as they are, and an
+    implicit ``__context__`` from inside symgrad is replaced by the exception being handled
+    where the public function was called (None outside an ``except`` block). Set the environment
+    variable ``SYMGRAD_FULL_TRACEBACK=1`` to keep every frame and the context as raised. Nested
+    entries (``check_grad`` calling ``grad``) leave the outermost one's frames.
     """
 
-    __slots__ = ("own_frame",)
+    __slots__ = ("own_frame", "outer")
 
     def __init__(self, own_frame=True):
-        self.own_frame = own_frame
+        self.own_frame, self.outer = own_frame, None
 
     def __enter__(self):
+        self.outer = sys.exc_info()[1]  # the user's exception being handled, if any
         return self
 
     def __exit__(self, kind, error, traceback):
@@ -102,6 +106,7 @@ class public_entry:  # noqa: N801 - used as a statement, `with public_entry():`
             error.__traceback__ = types.TracebackType(
                 None, traceback.tb_frame, traceback.tb_lasti, traceback.tb_lineno
             ) if self.own_frame else None
-            if error.__cause__ is None:
-                error.__suppress_context__ = True
+            if error.__cause__ is None and not error.__suppress_context__:
+                error.__context__ = self.outer
+        self.outer = None
         return False

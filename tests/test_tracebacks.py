@@ -141,3 +141,37 @@ def test_a_script_prints_two_frames_and_the_caret(tmp_path):
         f'{lines[lines.index("    g = symgrad.grad(halve)") + 2].split("line ")[1]}',
         f'  File "{script}", line 5']
     assert lines[-1].startswith("symgrad.errors.UnsupportedSyntaxError: `while` loops")
+
+
+def test_chaining_reads_as_if_symgrad_were_one_frame():
+    # raised while the user handles a KeyError: the KeyError is the context, as Python would show
+    try:
+        try:
+            {}["missing"]
+        except KeyError:
+            symgrad.grad(square, wrt="z")
+    except symgrad.OptionError as error:
+        assert isinstance(error.__context__, KeyError)
+        text = "".join(traceback.format_exception(error))
+        assert "During handling of the above exception, another exception occurred" in text
+        assert text.count('  File "') == 3  # the KeyError's line, this test's line, grad
+    # outside an except block there is no context
+    error, _ = frames_of(lambda: symgrad.grad(square, wrt="z"))
+    assert error.__context__ is None
+
+
+def test_an_internal_context_is_replaced_by_the_users(monkeypatch):
+    from symgrad import api
+
+    def failing_build(*args, **kwargs):
+        try:
+            raise LookupError("internal")
+        except LookupError:
+            raise symgrad.OptionError("refused")  # noqa: B904 - an implicit context on purpose
+
+    monkeypatch.setattr(api, "build", failing_build)
+    error, frames = frames_of(lambda: symgrad.grad(square))
+    assert str(error) == "refused" and error.__context__ is None and len(frames) == 3
+    monkeypatch.setenv("SYMGRAD_FULL_TRACEBACK", "1")
+    error, _ = frames_of(lambda: symgrad.grad(square))
+    assert isinstance(error.__context__, LookupError)
