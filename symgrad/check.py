@@ -54,7 +54,7 @@ class GradientCheck:
             where proved equal, else the (partly) simplified SymPy expression, or None where an
             expression was too large to try.
         differing: the names of the components that differ at some point (empty unless
-            "different").
+            "different"; empty too when the only difference is that ``df`` raises somewhere).
         points: the points asked for (tuples of floats, in parameter order).
         evaluated: how many of them were evaluated (symgrad's gradient did not raise there).
         worst_point: the point with the largest relative error (a differing one when there is
@@ -101,7 +101,9 @@ class GradientCheck:
                              f"{_shown(self.differences[self.names.index(name)])}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
-            if n - len(shown) == 1:
+            if not shown:
+                pass  # only df raised (see the raised: lines)
+            elif n - len(shown) == 1:
                 lines.append("  the other component agrees")
             elif len(shown) < n:
                 lines.append(f"  the other {n - len(shown)} of {n} components agree")
@@ -220,7 +222,7 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
     for point in points:
         numbers.compare(point, gradient, df)
     differing = tuple(name for i, name in enumerate(names) if i in numbers.differing)
-    if differing:
+    if differing or numbers.df_raised:
         verdict, basis = "different", "numeric"
     elif all(_is_zero(d) for d in differences):
         verdict, basis = "equal", "symbolic"
@@ -257,7 +259,7 @@ class _Numbers:
         self.primal, self.derivative, self.hand = primal, derivative, hand
         self.wrt_names, self.rtol = wrt_names, rtol
         self.names = derivative.output_names
-        self.evaluated, self.differing = 0, set()
+        self.evaluated, self.differing, self.df_raised = 0, set(), False
         self.kinks, self.raised, self.floats_only = [], [], []
         self.worst = dict(error=0.0, point=None, component=None, expected=None, got=None,
                           differs=False)
@@ -275,7 +277,7 @@ class _Numbers:
         except (ArithmeticError, ValueError) as exc:
             self.raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives "
                                f"{ours}")
-            self.differing.update(range(len(self.names)))
+            self.df_raised = True
             return
         precise_ours, precise_mine = _precise(self.derivative, point), _precise(self.hand, point)
         for i, (a, b) in enumerate(zip(ours, mine)):

@@ -324,3 +324,17 @@ def test_a_defaulted_parameter_not_in_wrt_keeps_its_default_in_random_points():
 
 def both_partials(x, n=3):
     return n * x ** (n - 1), x ** n * math.log(x)
+
+
+def shifted_root_grad_raising(x):
+    # right for x > 0, but raises at x = 4 (a hand-derived gradient with a bug)
+    return 0.5 / math.sqrt(x) + 1.0 / (x - 4.0) * 0.0
+
+
+def test_df_raising_where_symgrad_does_not_is_different():
+    report = symgrad.check_grad(root, shifted_root_grad_raising, points=[1.0, 4.0])
+    assert (report.verdict, report.differing) == ("different", ())
+    assert report.raised == ["df raises ZeroDivisionError at (4.0,) where symgrad gives (0.25,)"]
+    text = str(report)
+    assert "differs" not in text and "agree" not in text
+    assert "  raised: df raises ZeroDivisionError at (4.0,)" in text
