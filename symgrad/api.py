@@ -7,7 +7,7 @@ import sympy
 from .cache import BuildCache, compile_gradient
 from .differentiate import STRATEGIES, differentiate
 from .emit import BACKENDS, emit
-from .errors import OptionError, OutputShapeError
+from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
 from .program import Program, fresh_name, real_symbol, substituted_outputs
 
@@ -219,10 +219,15 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
 
 
 def _entry(kind, f, options):
-    """``build`` now, or a decorator that will, when used as ``@grad(wrt=...)``."""
+    """``build`` now, or a decorator that will, when used as ``@grad(wrt=...)``.
+
+    A ``SymgradError`` leaves with a traceback trimmed to the caller's frame (``grad`` ...), see
+    ``errors.public_entry``.
+    """
     if f is None:
-        return lambda function: build(kind, function, **options)
-    return build(kind, f, **options)
+        return lambda function: _entry(kind, function, options)
+    with public_entry(own_frame=False):
+        return build(kind, f, **options)
 
 
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):

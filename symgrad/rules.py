@@ -127,6 +127,10 @@ class Log1p(Function):
     def fdiff(self, argindex=1):
         return 1 / (1 + self.args[0])
 
+    def _eval_mpmath(self):  # so evalf (check_grad's 50-digit evaluation) gives a number
+        import mpmath
+        return mpmath.log1p, self.args
+
 
 class Expm1(Function):
     """``exp(x) - 1`` computed without cancellation near 0, as ``math.expm1``."""
@@ -147,6 +151,10 @@ class Expm1(Function):
 
     def fdiff(self, argindex=1):
         return sympy.exp(self.args[0])
+
+    def _eval_mpmath(self):
+        import mpmath
+        return mpmath.expm1, self.args
 
 
 class Value(Function):
