@@ -1,69 +1,21 @@
-"""The public entry points: ``grad`` and ``GradientFunction``; the family builds on ``build``."""
-import functools
+"""The public entry points: ``grad`` and the family, all built by ``build``.
+
+Importing this module does not import SymPy: ``build`` looks in the memory cache, then in the disk
+cache (``diskcache``), whose gradients are compiled from their stored source; only a build imports
+the pipeline (frontend, differentiate, emit), inside the functions that use it.
+"""
 import importlib.util
 
-import sympy
-
+from . import dependencies, diskcache
 from .cache import BuildCache, compile_gradient
-from .differentiate import STRATEGIES, differentiate
-from .emit import BACKENDS, emit
 from .errors import OptionError, OutputShapeError, public_entry
-from .frontend import to_program
-from .program import Program, fresh_name, real_symbol, substituted_outputs
+from .function import GradientFunction
 
 _CACHE = BuildCache()
 
 
-class GradientFunction(functools.partial):
-    """A compiled derivative of a Python function: call it like the primal.
-
-    Calls go straight to the generated function (``functools.partial``'s C-level call, no Python
-    wrapper in the hot path).
-
-    Attributes:
-        primal: the function differentiated (the user's function, or a ``GradientFunction``).
-        source: the generated Python source (str), one ``def``.
-        wrt: tuple of the names (parameters or intermediates) differentiated with respect to, in
-            result order.
-        program: the derivative ``Program`` (what ``grad`` of this object differentiates again).
-        function: the generated Python function itself.
-        kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
-        backend: "math" or "numpy".
-        derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
-            first access; can be large for deep programs).
-    """
-
-    def __new__(cls, function, *, primal, source, wrt, program, kind, backend):
-        self = super().__new__(cls, function)
-        self.primal, self.source, self.wrt, self.program, self.kind = (
-            primal, source, wrt, program, kind)
-        self.backend = backend
-        self._derivatives = None
-        return self
-
-    @property
-    def function(self):
-        return self.func
-
-    @property
-    def derivatives(self):
-        if self._derivatives is None:
-            self._derivatives = tuple(substituted_outputs(self.program))
-        return self._derivatives
-
-    def __repr__(self):
-        return f"<GradientFunction {self.func.__name__} wrt {self.wrt}>"
-
-    def _repr_markdown_(self):
-        from .export import markdown
-        return markdown(self)
-
-    def __reduce__(self):
-        raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
-
-
 def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-         strategy="auto"):
+         strategy="auto", cache=True):
     """Differentiate a Python function symbolically; return its compiled gradient.
 
     Usable as ``@grad``, ``@grad(wrt="x")`` and ``grad(f, wrt=("x", 1))``.
@@ -86,6 +38,8 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
             unstopped paths); "none" returns None there (TF's ``UnconnectedGradients.NONE``).
         backend: "math" (floats) or "numpy" (elementwise on arrays).
         strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``).
+        cache: keep the built gradient in the disk cache and look for it there (docs/cache.md);
+            False builds it in this process only (so does ``SYMGRAD_CACHE_DIR=""``).
 
     Returns:
         A ``GradientFunction``: called with ``f``'s arguments it returns a float when ``wrt`` is one
@@ -120,12 +74,12 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     (3.0, 1.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, cache=cache)
     return _entry("grad", f, options)
 
 
 def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-                   strategy="auto"):
+                   strategy="auto", cache=True):
     """The value of ``f`` and its gradient, from one generated function that shares their work.
 
     Same arguments, options and errors as ``grad``.
@@ -141,12 +95,12 @@ def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", b
     (18.0, (12.0, 9.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, cache=cache)
     return _entry("value_and_grad", f, options)
 
 
 def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-             strategy="auto"):
+             strategy="auto", cache=True):
     """The Jacobian of a function returning a tuple of numbers.
 
     Same arguments, options and errors as ``grad`` (``OutputShapeError`` is not raised).
@@ -163,12 +117,12 @@ def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend
     ((1.0, -0.0), (0.0, 2.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, cache=cache)
     return _entry("jacobian", f, options)
 
 
 def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-            strategy="auto"):
+            strategy="auto", cache=True):
     """The Hessian of a function returning one number, from one generated function.
 
     Same arguments, options and errors as ``grad``. The upper triangle is computed once and
@@ -187,12 +141,12 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     ((2.0, 1.0), (1.0, 0.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, cache=cache)
     return _entry("hessian", f, options)
 
 
 def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-        strategy="auto"):
+        strategy="auto", cache=True):
     """The vector-Jacobian product of a function returning a tuple: reverse mode with a seed.
 
     Same options as ``grad``; ``wrt`` names parameters or intermediates of ``f`` (never the
@@ -214,7 +168,7 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     (1.0, 0.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, cache=cache)
     return _entry("vjp", f, options)
 
 
@@ -230,25 +184,44 @@ def _entry(kind, f, options):
         return build(kind, f, **options)
 
 
-def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
-    """Build (or fetch from the cache) the ``GradientFunction`` of kind ``kind`` for ``f``."""
+def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, cache=True):
+    """Build (or fetch from the memory or disk cache) the ``GradientFunction`` of ``kind`` for ``f``."""
     stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
         stop_gradients or ())
     key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy)
     cached = _CACHE.get(f, key)
     if cached is not None:
         return cached
+    options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
+                   backend=backend, strategy=strategy)
+    entry = diskcache.entry_for(kind, f, options) if cache else None
+    stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
+    if stored is not None:
+        return _CACHE.put(f, key, stored)
+    from .differentiate import STRATEGIES
+    from .emit import BACKENDS
     if backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
     if backend == "numpy" and importlib.util.find_spec("numpy") is None:
         raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-    built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+    with dependencies.recording() as read:
+        built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+    if entry is not None:
+        entry.store(built, read)
     return _CACHE.put(f, key, built)
 
 
+def _rebuild(kind, f, options):
+    """The gradient of a disk cache entry built again (for its ``program``), recording nothing."""
+    with dependencies.recording():
+        return _build(kind, f, **options)
+
+
 def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
+    from .differentiate import differentiate
+    from .emit import emit
     program = _primal_program(f, stop_gradients, wrt)
     names, single = normalize_wrt(program, wrt)
     outputs = len(program.outputs)
@@ -303,6 +276,7 @@ def _primal_program(f, stop_gradients, wrt):
                               "derivatives with respect to an intermediate use "
                               "symgrad.hessian(f, wrt=...)")
         return f.program
+    from .frontend import to_program
     return to_program(f, stop_gradients, nodes=wrt_variables(wrt))
 
 
@@ -311,6 +285,9 @@ def _seeded(program):
 
     Parameter defaults are dropped: the cotangents follow the primal's parameters.
     """
+    import sympy
+
+    from .program import Program, fresh_name, real_symbol
     names = set(program.names)
     cotangents = tuple(real_symbol(fresh_name(f"d{n}", names)) for n in program.output_names)
     seeded = sympy.Add(*[c * out for c, out in zip(cotangents, program.outputs)])
@@ -328,12 +305,15 @@ def _shift(layout, offset):
 
 
 def clear_cache():
-    """Forget every built gradient, so the next build reads sources and constants again.
+    """Forget every built gradient, in memory and on disk (the entries of the disk cache folder).
 
     Module and closure constants are read when a gradient is built (as JAX traces once per
-    shape); after changing one, call this, or build with other options.
+    shape), and a gradient built in this process is kept in memory as long as its function lives;
+    after changing a constant, call this, or build with other options. (The disk cache checks the
+    constants it recorded, so a later process never gets a gradient of other values.)
     """
     _CACHE.clear()
+    diskcache.clear()
 
 
 def normalize_wrt(program, wrt):

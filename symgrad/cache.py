@@ -9,6 +9,8 @@ import math
 import weakref
 
 _counter = itertools.count()
+BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
+"""Backend name → the one import its generated code needs."""
 
 
 def _namespace(backend):

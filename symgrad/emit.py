@@ -27,9 +27,8 @@ from .fence import dotted
 from .program import Check, fresh_name
 from .printer import Printer, dotted_name
 from .rules import StopGradient, rule_for_class
+from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
-BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
-"""Backend name → the one import its generated code needs."""
 LINE_WIDTH = 100
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 

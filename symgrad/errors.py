@@ -48,6 +48,11 @@ class SourceUnavailableError(SymgradError):
     """The source of a function cannot be read (a builtin, a lambda typed at the prompt, C code)."""
 
 
+class CacheWarning(UserWarning):
+    """The disk cache could not be used as asked: a corrupt or unreadable entry (ignored and
+    rebuilt), or a cache folder that cannot be written (gradients are built in memory)."""
+
+
 class UnsupportedSyntaxError(SymgradError, SyntaxError):
     """A construct symgrad does not differentiate, reported like Python's own ``SyntaxError``.
 

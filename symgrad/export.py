@@ -1,11 +1,8 @@
 """Publishing a built gradient: a standalone module (``export``), LaTeX (``latex``), notebook display."""
 import os
 
-import sympy
-
-from .emit import BACKENDS
+from .cache import BACKENDS
 from .errors import OptionError, public_entry
-from .program import tree_size
 
 DISPLAY_MAX_NODES = 2000  # larger derivatives are not typeset in notebooks (see the source)
 
@@ -49,10 +46,10 @@ def write_module(gf, path, overwrite, how_to_overwrite):
         The errors of ``export``.
     """
     from . import __version__
-    from .api import GradientFunction
+    from .function import GradientFunction
     if not isinstance(gf, GradientFunction):
         raise OptionError(f"export needs a GradientFunction (from symgrad.grad ...), not {gf!r}")
-    file, _, line = gf.program.origin.rpartition(", line ")
+    file, _, line = gf.origin.rpartition(", line ")
     target = os.path.abspath(os.fspath(path))
     if os.path.exists(target) and os.path.exists(file) and os.path.samefile(target, file):
         raise OptionError(f"{path} is the source file of `{gf.func.__name__}`'s primal: export "
@@ -81,7 +78,9 @@ def latex(gf):
     Raises:
         OptionError: ``gf`` is not a ``GradientFunction``.
     """
-    from .api import GradientFunction
+    import sympy
+
+    from .function import GradientFunction
     if not isinstance(gf, GradientFunction):
         raise OptionError(f"latex needs a GradientFunction, not {gf!r}")
     return tuple("" if d is None else sympy.latex(d) for d in gf.derivatives)
@@ -89,6 +88,9 @@ def latex(gf):
 
 def markdown(gf):
     """The Jupyter/IPython display of ``gf``: each derivative typeset, then the generated source."""
+    import sympy
+
+    from .program import tree_size
     program = gf.program
     lines = []
     for name, derivative in zip(program.output_names, gf.derivatives):

@@ -20,6 +20,7 @@ import operator
 
 import sympy
 
+from . import dependencies
 from .errors import UnsupportedSyntaxError
 from .fence import REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
@@ -357,9 +358,11 @@ class _Reader(Resolver, Guards):
                 self.fail(node, frame, f"attribute `.{node.attr}` of a number is not supported",
                           "use math functions on the value")
             try:
-                return self.python(getattr(base.obj, node.attr), node, frame)
+                obj = getattr(base.obj, node.attr)
             except AttributeError:
                 self.fail(node, frame, f"`{dotted(node)}` does not exist", "check the spelling")
+            dependencies.attribute_read(base.obj, node.attr, obj)
+            return self.python(obj, node, frame)
         if isinstance(node, ast.BinOp):
             return self.binary(node.op, self.value(node.left, frame),
                                self.value(node.right, frame), node, frame)

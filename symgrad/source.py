@@ -12,6 +12,7 @@ import textwrap
 import types
 from dataclasses import dataclass, field
 
+from . import dependencies
 from .errors import SourceLocation, SourceUnavailableError, UnsupportedSyntaxError
 
 
@@ -51,15 +52,19 @@ class FunctionSource:
     def lookup(self, name):
         """Resolve a free name as Python would: closure, then module globals, then builtins.
 
-        Returns ``(True, value)`` or ``(False, None)`` when the name is not bound anywhere.
+        Returns ``(True, value)`` or ``(False, None)`` when the name is not bound anywhere. A name
+        found is reported to ``dependencies`` (what the disk cache checks in a later process).
         """
         if name in self.closure:
-            return True, self.closure[name]
-        if name in self.globals:
-            return True, self.globals[name]
-        if hasattr(builtins, name):
-            return True, getattr(builtins, name)
-        return False, None
+            value = self.closure[name]
+        elif name in self.globals:
+            value = self.globals[name]
+        elif hasattr(builtins, name):
+            value = getattr(builtins, name)
+        else:
+            return False, None
+        dependencies.name_read(self.function, name, value)
+        return True, value
 
 
 def read_source(function):
@@ -75,6 +80,8 @@ def read_source(function):
         SourceUnavailableError: ``function`` is not a Python function, or its source cannot be read
             (builtins, C extensions, code typed at the interactive prompt, ``exec`` strings).
         UnsupportedSyntaxError: a lambda that shares its line with another lambda.
+
+    The function is reported to ``dependencies`` (its source is part of what a build read).
     """
     if isinstance(function, types.MethodType):
         raise SourceUnavailableError(
@@ -121,6 +128,7 @@ def read_source(function):
     alias = next((t.targets[0].id for t in ast.walk(tree) if isinstance(t, ast.Assign)
                   and t.value is node and len(t.targets) == 1
                   and isinstance(t.targets[0], ast.Name)), None)
+    dependencies.function_read(function)
     closure = {}
     if function.__closure__:
         for name, cell in zip(function.__code__.co_freevars, function.__closure__):

@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["symgrad.api", "symgrad.rules", "symgrad.check", "symgrad.export"]
+MODULES = ["symgrad.api", "symgrad.stop", "symgrad.check", "symgrad.export"]
 
 
 @pytest.mark.parametrize("name", MODULES)

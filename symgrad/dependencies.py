@@ -1,0 +1,275 @@
+"""What a build read, recorded so that a later process can tell, without SymPy, whether it changed.
+
+While a gradient is built (``recording()``), the frontend reports every function whose source it
+reads (``source.read_source`` calls ``function_read``) and every free name it resolves to a value
+(``FunctionSource.lookup`` calls ``name_read``: closure cells, module globals, builtins) or attribute
+it reads from such a value (``attribute_read``: ``math.pi``, ``params.K``). ``describe`` turns that
+into plain JSON data:
+
+- per function read: its ``identity`` (module, qualified name, file, first line, a hash of its
+  source lines and of its code object) and the description of its defaults and keyword-only
+  defaults;
+- per name or attribute path read in that function's scope (``"K"``, ``"params.K"``): the
+  description of the value: numbers by type and ``repr`` (exact for floats), tuples and lists item
+  by item, a function whose source was read by reference to its own record (``["fn", i]``), a
+  module by name, another callable by module and qualified name, a NumPy array by dtype, shape and a
+  hash of its bytes.
+
+``unchanged(described, primal)`` re-resolves every recorded path from the current function objects
+and compares: the generated code depends on nothing else the frontend reads, so equal descriptions
+mean the same generated code. This module imports neither SymPy nor NumPy.
+"""
+import builtins
+import contextlib
+import hashlib
+import linecache
+import threading
+import types
+
+_local = threading.local()
+
+
+class Uncacheable(Exception):
+    """A value the build read cannot be described, so the build is not stored on disk."""
+
+
+class Recording:
+    """The functions and names one build read (see the module docstring)."""
+
+    def __init__(self):
+        self.functions = []  # functions whose source was read, in order (0: the primal)
+        self.index = {}  # id(function) -> its position in ``functions``
+        self.reads = []  # (owner position, dotted path, value)
+        self.origin = {}  # id(object) -> (owner position, dotted path) it was reached by
+        self.keep = []  # every object read, so that ids stay unique while recording
+        self.uncacheable = None  # why this build cannot be stored, or None
+
+
+def _active():
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def recording():
+    """Record what the frontend reads inside the ``with`` block; yields the ``Recording``."""
+    stack = _local.__dict__.setdefault("stack", [])
+    record = Recording()
+    stack.append(record)
+    try:
+        yield record
+    finally:
+        stack.pop()
+
+
+def function_read(function):
+    """The frontend read ``function``'s source (the primal or a helper it inlines)."""
+    record = _active()
+    if record is not None and id(function) not in record.index:
+        record.index[id(function)] = len(record.functions)
+        record.functions.append(function)
+        record.keep.append(function)
+
+
+def name_read(function, name, value):
+    """A free name of ``function`` (closure, global or builtin) resolved to ``value``."""
+    record = _active()
+    if record is None:
+        return
+    owner = record.index.get(id(function))
+    if owner is None:
+        record.uncacheable = f"`{name}` was read in a function whose source was not recorded"
+        return
+    record.reads.append((owner, name, value))
+    record.origin.setdefault(id(value), (owner, name))
+    record.keep.append(value)
+
+
+def attribute_read(base, attribute, value):
+    """``base.attribute`` gave ``value``, ``base`` itself being a value read before."""
+    record = _active()
+    if record is None:
+        return
+    where = record.origin.get(id(base))
+    if where is None:
+        record.uncacheable = f"`.{attribute}` was read from a value of unknown origin"
+        return
+    owner, path = where[0], f"{where[1]}.{attribute}"
+    record.reads.append((owner, path, value))
+    record.origin.setdefault(id(value), (owner, path))
+    record.keep.append(value)
+
+
+# --- descriptions -------------------------------------------------------------------------------
+def _hash(text):
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _code_text(code):
+    """What an edit changes in a code object: bytecode, names, constants, nested code."""
+    parts = [code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
+             repr(code.co_freevars)]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            parts.append("(" + _code_text(constant) + ")")
+        elif isinstance(constant, frozenset):
+            parts.append(repr(sorted(map(repr, constant))))
+        else:
+            parts.append(f"{type(constant).__name__}:{constant!r}")
+    return "|".join(parts)
+
+
+def _last_line(code):
+    last = max((line for _, _, line in code.co_lines() if line is not None), default=0)
+    nested = [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    return max([last, *nested])
+
+
+def identity(function):
+    """The parts of a Python function that its source and code fix, as a JSON list.
+
+    Raises:
+        Uncacheable: the function's file has no lines (built by ``exec``, typed at the prompt).
+    """
+    code = function.__code__
+    lines = linecache.getlines(code.co_filename)
+    first, last = code.co_firstlineno, _last_line(code)
+    if not lines or last > len(lines):
+        raise Uncacheable(f"the source of `{function.__qualname__}` is not in a file")
+    text = "".join(lines[first - 1:last])
+    return [function.__module__, function.__qualname__, code.co_filename, first, _hash(text),
+            _hash(_code_text(code))]
+
+
+def _leaf(value):
+    """The description of a value that is not a tuple, list, dict or function read."""
+    if value is None or isinstance(value, bool):
+        return ["const", repr(value)]
+    if isinstance(value, (int, float, complex, str, bytes)):
+        return [type(value).__name__, repr(value)]
+    if isinstance(value, types.ModuleType):
+        return ["module", value.__name__]
+    module = type(value).__module__ or ""
+    if module.split(".")[0] == "numpy" and hasattr(value, "dtype"):
+        if getattr(value, "shape", ()) == ():
+            return ["numpy", str(value.dtype), repr(value.item())]
+        return ["ndarray", str(value.dtype), list(value.shape),
+                hashlib.sha256(value.tobytes()).hexdigest()[:32]]
+    if callable(value):
+        return ["callable", getattr(value, "__module__", None) or "",
+                getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+                or type(value).__qualname__]
+    return ["object", f"{module}.{type(value).__qualname__}"]
+
+
+def _describe(value, index):
+    if isinstance(value, (tuple, list)):
+        return [type(value).__name__, [_describe(v, index) for v in value]]
+    if isinstance(value, dict):
+        return ["dict", [[repr(k), _describe(v, index)] for k, v in sorted(
+            value.items(), key=lambda kv: repr(kv[0]))]]
+    if isinstance(value, types.FunctionType) and id(value) in index:
+        return ["fn", index[id(value)]]
+    return _leaf(value)
+
+
+def describe_value(value):
+    """The description of a value read by no build (an option of ``grad``), as JSON data."""
+    return _describe(value, {})
+
+
+def _defaults(function, index):
+    return [_describe(function.__defaults__ or (), index),
+            _describe(function.__kwdefaults__ or {}, index)]
+
+
+def describe(record):
+    """A ``Recording`` as JSON data: one entry per function read, in reading order.
+
+    Raises:
+        Uncacheable: the build read something that cannot be described (see ``identity``), or
+            the recording says so.
+    """
+    if record.uncacheable:
+        raise Uncacheable(record.uncacheable)
+    functions = []
+    for position, function in enumerate(record.functions):
+        reads = {}
+        for owner, path, value in record.reads:
+            if owner == position:
+                reads.setdefault(path, _describe(value, record.index))
+        functions.append({"identity": identity(function),
+                          "defaults": _defaults(function, record.index),
+                          "reads": [[path, reads[path]] for path in sorted(reads)]})
+    return functions
+
+
+# --- checking a description against the current objects -----------------------------------------
+def _resolve(function, path):
+    """``(True, value)`` of a dotted path in ``function``'s scope as the frontend resolves it."""
+    root, *attributes = path.split(".")
+    code = function.__code__
+    cells = dict(zip(code.co_freevars, function.__closure__ or ()))
+    try:
+        if root in cells:
+            value = cells[root].cell_contents
+        elif root in function.__globals__:
+            value = function.__globals__[root]
+        elif hasattr(builtins, root):
+            value = getattr(builtins, root)
+        else:
+            return False, None
+        for attribute in attributes:
+            value = getattr(value, attribute)
+    except Exception:  # noqa: BLE001 - an empty cell, a missing attribute: it changed
+        return False, None
+    return True, value
+
+
+class _Checker:
+    def __init__(self, described):
+        self.described, self.bound = described, {}
+
+    def function(self, function, position):
+        if position in self.bound:  # one record, one function object
+            return self.bound[position] is function
+        self.bound[position] = function
+        entry = self.described[position]
+        try:
+            if identity(function) != entry["identity"]:
+                return False
+        except Uncacheable:
+            return False
+        if not all(self.value(v, d) for v, d in zip(
+                (function.__defaults__ or (), function.__kwdefaults__ or {}), entry["defaults"])):
+            return False
+        for path, expected in entry["reads"]:
+            found, value = _resolve(function, path)
+            if not found or not self.value(value, expected):
+                return False
+        return True
+
+    def value(self, value, expected):
+        kind = expected[0]
+        if kind == "fn":
+            return isinstance(value, types.FunctionType) and self.function(value, expected[1])
+        if kind in ("tuple", "list"):
+            return (type(value).__name__ == kind and len(value) == len(expected[1])
+                    and all(self.value(v, e) for v, e in zip(value, expected[1])))
+        if kind == "dict":
+            if not isinstance(value, dict) or len(value) != len(expected[1]):
+                return False
+            items = {repr(k): v for k, v in value.items()}
+            return all(k in items and self.value(items[k], e) for k, e in expected[1])
+        return _leaf(value) == expected
+
+
+def unchanged(described, primal):
+    """Whether ``primal`` and everything recorded in ``described`` (from ``describe``) are as
+    they were: same sources, same defaults, every recorded name resolving to an equal value."""
+    if not described:
+        return True
+    try:
+        return _Checker(described).function(primal, 0)
+    except Exception:  # noqa: BLE001 - a malformed description is a miss, never a hit
+        return False

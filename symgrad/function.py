@@ -1,0 +1,75 @@
+"""``GradientFunction``: a compiled derivative, callable like the primal (no SymPy here).
+
+A gradient found in the disk cache (``symgrad.diskcache``) is one of these too, made from its stored
+source: its ``program`` (and so ``derivatives``) is rebuilt, importing SymPy, on first access.
+"""
+import functools
+
+
+class GradientFunction(functools.partial):
+    """A compiled derivative of a Python function: call it like the primal.
+
+    Calls go straight to the generated function (``functools.partial``'s C-level call, no Python
+    wrapper in the hot path).
+
+    Attributes:
+        primal: the function differentiated (the user's function, or a ``GradientFunction``).
+        source: the generated Python source (str), one ``def``.
+        wrt: tuple of the names (parameters or intermediates) differentiated with respect to, in
+            result order.
+        program: the derivative ``Program`` (what ``grad`` of this object differentiates again);
+            for a gradient read from the disk cache, rebuilt (with SymPy) on first access.
+        function: the generated Python function itself.
+        kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
+        backend: "math" or "numpy".
+        origin: "<file>, line <n>" of the primal's ``def``.
+        cache_key: the key of its disk cache entry (hex str), or None when it is not cacheable.
+        derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
+            first access; can be large for deep programs).
+    """
+
+    def __new__(cls, function, *, primal, source, wrt, program, kind, backend, origin=None,
+                rebuild=None):
+        self = super().__new__(cls, function)
+        self.primal, self.source, self.wrt, self._program, self.kind = (
+            primal, source, wrt, program, kind)
+        self.backend = backend
+        self._origin, self._rebuild, self.cache_key = origin, rebuild, None
+        self._derivatives = None
+        return self
+
+    @property
+    def function(self):
+        return self.func
+
+    @property
+    def program(self):
+        if self._program is None and self._rebuild is not None:
+            rebuilt = self._rebuild()
+            if rebuilt.source != self.source:  # the stored code is not what symgrad builds now
+                from .diskcache import warn
+                warn(f"the cached gradient `{self.func.__name__}` differs from a rebuild; run "
+                     "`python -m symgrad cache clear`")
+            self._program, self._rebuild = rebuilt.program, None
+        return self._program
+
+    @property
+    def origin(self):
+        return self._origin if getattr(self, "_origin", None) else self.program.origin
+
+    @property
+    def derivatives(self):
+        if self._derivatives is None:
+            from .program import substituted_outputs
+            self._derivatives = tuple(substituted_outputs(self.program))
+        return self._derivatives
+
+    def __repr__(self):
+        return f"<GradientFunction {self.func.__name__} wrt {self.wrt}>"
+
+    def _repr_markdown_(self):
+        from .export import markdown
+        return markdown(self)
+
+    def __reduce__(self):
+        raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
