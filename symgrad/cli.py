@@ -7,6 +7,8 @@
                                             check a hand-derived gradient
     export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend numpy] [--strategy S]
                                             write a standalone module
+    cache info|clear                        show the disk cache folder, its entries and size;
+                                            delete the entries
     --version                               print symgrad's version
 
 
@@ -30,7 +32,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from . import __version__, api
+from . import __version__, api, diskcache
 from .check import check_grad
 from .differentiate import STRATEGIES
 from .errors import SymgradError, UnsupportedSyntaxError
@@ -349,7 +351,27 @@ def _build_parser():
                                help="replace OUT.py if it exists (never the source file)")
     _add_build_options(export_parser)
     export_parser.set_defaults(run=_export)
+
+    cache = commands.add_parser(
+        "cache", help="show or clear the disk cache of built gradients",
+        description="info: the cache folder, its number of entries and size; clear: delete them.")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.set_defaults(run=_cache)
     return parser
+
+
+def _cache(args):
+    """``cache info``: the folder, its entries and size; ``cache clear``: delete the entries."""
+    where, entries, size = diskcache.info()
+    if where is None:
+        print(f"the disk cache is off ({diskcache.ENVIRONMENT} is set to '')")
+        return 0
+    if args.action == "clear":
+        removed = diskcache.clear()
+        print(f"removed {removed} {'entry' if removed == 1 else 'entries'} from {where}")
+        return 0
+    print(f"folder: {where}\nentries: {entries}\nsize: {size / 1024:.1f} KiB ({size} bytes)")
+    return 0
 
 
 def _add_build_options(parser):

@@ -53,7 +53,7 @@ def warn(message):
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("symgrad"):
         frame, depth = frame.f_back, depth + 1
-    warnings.warn(message, CacheWarning, stacklevel=depth - 1)
+    warnings.warn(message, CacheWarning, stacklevel=depth)
 
 
 def _digest(data):

@@ -48,8 +48,9 @@ class GradientFunction(functools.partial):
             rebuilt = self._rebuild()
             if rebuilt.source != self.source:  # the stored code is not what symgrad builds now
                 from .diskcache import warn
-                warn(f"the cached gradient `{self.func.__name__}` differs from a rebuild; run "
-                     "`python -m symgrad cache clear`")
+                warn(f"`{self.func.__name__}` was read from the disk cache, and building it again "
+                     "now (for its program) gives other code: a constant it reads changed since, "
+                     "or the cache holds a wrong entry (`python -m symgrad cache clear`)")
             self._program, self._rebuild = rebuilt.program, None
         return self._program
 

@@ -1,0 +1,167 @@
+"""Start-up cost of a module with decorated functions: first process (empty disk cache) and second.
+
+Not collected by pytest; run by hand from the repository root:
+
+    python tests/benchmarks/bench_startup.py [--repeat 5] [--baseline PATH]
+
+It writes, in a temporary folder, a module ``startup_module`` with five ``@symgrad.grad`` functions
+of the examples' size (Black-Scholes, logistic loss, spring chain, stable softmax, straight-through
+estimator) and a second module ``startup_module_w4`` adding W4 (100 parameters, straight-line
+``sum_i exp(-(a_i - a_(i+1))**2)``). For each, the wall time of ``python -c "import <module>"``
+minus that of ``python -c "pass"`` (the best of ``--repeat`` runs each):
+
+- first process: the cache folder emptied before each run (every gradient is built);
+- second process: the cache folder as the first process left it;
+- cache off (``SYMGRAD_CACHE_DIR=""``): builds every time, as before the disk cache;
+- with ``--baseline PATH`` (a checkout of symgrad without the disk cache, e.g. the main branch):
+  its first process, for the "no slower than before" comparison.
+
+and whether SymPy is in ``sys.modules`` after the import. Bytecode is written to a folder of the
+temporary one (``PYTHONPYCACHEPREFIX``) by warm-up runs first, so every timed run reads ``.pyc``
+files as a user's program does. Shared machines are noisy: compare figures from one run.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+FIVE = '''\
+import math
+
+import symgrad
+from symgrad import stop_gradient
+
+WALL, K_OUTER, K_INNER, REST = 4.0, 4.0, 2.0, 0.25
+TARGET = 1.0
+
+
+@symgrad.grad
+def call(S, K, T, r, sigma):
+    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+    return S * n1 - K * math.exp(-r * T) * n2
+
+
+@symgrad.grad(wrt=("w", "b"))
+def loss(w, b, x, y):
+    return math.log(1 + math.exp(-y * (w * x + b)))
+
+
+def spring(k, length):
+    return 0.5 * k * (length - REST) ** 2
+
+
+@symgrad.grad
+def energy(x1, x2, x3):
+    return (spring(K_OUTER, x1) + spring(K_INNER, x2 - x1) + spring(K_INNER, x3 - x2)
+            + spring(K_OUTER, WALL - x3))
+
+
+@symgrad.grad
+def softmax0(x0, x1, x2):
+    m = stop_gradient(max(x0, x1, x2))
+    e0 = math.exp(x0 - m)
+    return e0 / (e0 + math.exp(x1 - m) + math.exp(x2 - m))
+
+
+@symgrad.grad
+def quantised_loss(x, w):
+    q = x + stop_gradient(round(x) - x)
+    return (w * q - TARGET) ** 2
+'''
+
+N_WIDE = 100
+
+
+def w4_text():
+    """W4: a straight-line function of 100 parameters, sum_i exp(-(a_i - a_(i+1))**2)."""
+    names = [f"a{i}" for i in range(N_WIDE)]
+    lines = ["", "", "@symgrad.grad", f"def wide({', '.join(names)}):", "    total = 0.0"]
+    lines += [f"    total = total + math.exp(-(a{i} - a{i + 1}) ** 2)" for i in range(N_WIDE - 1)]
+    lines += ["    return total", ""]
+    return "\n".join(lines)
+
+
+def seconds(command, env, cwd, repeat, before=None):
+    best = float("inf")
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        subprocess.run(command, env=env, cwd=cwd, check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def sympy_imported(module, env, cwd):
+    out = subprocess.run([sys.executable, "-c", f"import sys, {module}; "
+                          "print('sympy' in sys.modules)"], env=env, cwd=cwd, check=True,
+                         capture_output=True, text=True).stdout
+    return out.strip() == "True"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", metavar="PATH",
+                        help="a symgrad checkout without the disk cache, timed as 'before'")
+    args = parser.parse_args(argv)
+    folder = tempfile.mkdtemp(prefix="symgrad-startup-")
+    cache = os.path.join(folder, "cache")
+    try:
+        with open(os.path.join(folder, "startup_module.py"), "w") as handle:
+            handle.write(FIVE)
+        with open(os.path.join(folder, "startup_module_w4.py"), "w") as handle:
+            handle.write(FIVE + w4_text())
+
+        def env(root, cache_dir):
+            # bytecode goes to a folder of its own (the checkouts are left untouched), written by
+            # the warm-up runs, as a user's own .pyc files would be
+            return dict(os.environ, PYTHONPATH=os.pathsep.join([root, folder]),
+                        SYMGRAD_CACHE_DIR=cache_dir,
+                        PYTHONPYCACHEPREFIX=os.path.join(folder, "pycache", os.path.basename(root)))
+
+        def empty():
+            shutil.rmtree(cache, ignore_errors=True)
+
+        ours = env(ROOT, cache)
+        for root in [ROOT] + ([args.baseline] if args.baseline else []):  # warm-up: .pyc files
+            for module in ("startup_module", "startup_module_w4"):
+                subprocess.run([sys.executable, "-c", f"import {module}"], check=True,
+                               env=env(root, ""), cwd=folder)
+        empty_time = seconds([sys.executable, "-c", "pass"], ours, folder, args.repeat)
+        print(f"python -c pass: {empty_time * 1000:.0f} ms (best of {args.repeat}); figures "
+              "below are minus this")
+        for module in ("startup_module", "startup_module_w4"):
+            command = [sys.executable, "-c", f"import {module}"]
+            first = seconds(command, ours, folder, args.repeat, before=empty)
+            first_sympy = sympy_imported(module, env(ROOT, os.path.join(folder, "probe")), folder)
+            empty()
+            subprocess.run(command, env=ours, cwd=folder, check=True)
+            second = seconds(command, ours, folder, args.repeat)
+            second_sympy = sympy_imported(module, ours, folder)
+            off = seconds(command, env(ROOT, ""), folder, args.repeat)
+            print(f"{module}:")
+            print(f"  first process  {(first - empty_time) * 1000:8.0f} ms   sympy imported: "
+                  f"{first_sympy}")
+            print(f"  second process {(second - empty_time) * 1000:8.0f} ms   sympy imported: "
+                  f"{second_sympy}")
+            print(f"  cache off      {(off - empty_time) * 1000:8.0f} ms")
+            if args.baseline:
+                base = seconds(command, env(args.baseline, ""), folder, args.repeat)
+                print(f"  baseline       {(base - empty_time) * 1000:8.0f} ms   ({args.baseline}; "
+                      f"first process / baseline = {(first - empty_time) / (base - empty_time):.2f})")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
