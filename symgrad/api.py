@@ -85,7 +85,7 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
         name or index (or None with one parameter), else a tuple of floats in ``wrt`` order.
 
     Raises:
-        UnsupportedSyntaxError: ``f`` uses a construct outside SPEC section 4 (file, line, column).
+        UnsupportedSyntaxError: ``f`` uses a construct not in docs/language.md (file, line, column).
         SourceUnavailableError: the source of ``f`` or of a helper it calls cannot be read.
         OptionError: an unknown ``wrt`` name, an index out of range, a bad option value.
         OutputShapeError: ``f`` returns a tuple (use ``jacobian``).

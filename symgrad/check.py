@@ -84,7 +84,7 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
     """Check a hand-derived gradient ``df`` of ``f``.
 
     Args:
-        f: the primal, a function symgrad can read (SPEC section 4), returning one number.
+        f: the primal, a function symgrad can read (docs/language.md), returning one number.
         df: the hand-derived gradient: same parameters (matched by position), returning one number
             for one ``wrt`` and a tuple in ``wrt`` order otherwise. Read from source like ``f``.
         wrt: as for ``grad``.

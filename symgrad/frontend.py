@@ -80,7 +80,7 @@ def to_program(function, stop_gradients=()):
         A ``Program``.
 
     Raises:
-        UnsupportedSyntaxError: a construct outside SPEC section 4, at its file, line and column.
+        UnsupportedSyntaxError: a construct outside docs/language.md, at its file, line and column.
         SourceUnavailableError: the source of ``function`` or of a helper it calls cannot be read.
         OptionError: a name in ``stop_gradients`` is not a parameter or variable of ``function``.
     """

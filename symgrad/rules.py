@@ -73,7 +73,7 @@ class StopGradient(Function):
 
 
 class Round(Function):
-    """Python's ``round(x)``: round half to even, derivative 0 (SPEC section 6)."""
+    """Python's ``round(x)``: round half to even, derivative 0 (docs/conventions.md)."""
 
     nargs = 1
 
@@ -229,7 +229,7 @@ RULES = (
          domain="unit"),
     Rule(("math.erf",), sympy.erf, math="math.erf"),
     Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
-    # --- derivative 0 (SPEC section 6) -------------------------------------------------------
+    # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
     Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
          derivative=ZERO),
