@@ -19,7 +19,7 @@ from sympy import S
 
 from .errors import OptionError, SymgradError
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
-                      substituted_outputs)
+                      substituted_outputs, tree_size)
 from .rules import ZERO, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -209,13 +209,53 @@ def _substituted_size(program):
     return max((size(out) for out in program.outputs), default=0)
 
 
+_KINKS = (sympy.Max, sympy.Min)
+"""Functions whose derivative is a tie convention: their coefficients are worth testing for 0."""
+
+
+def _vanishes(expr):
+    """True when ``expr`` is identically 0 as a rational function of its sub-expressions
+    (``1 - (e_a + e_b)/(e_a + e_b)``); an exact test, False when in doubt."""
+    return expr == 0 or sympy.together(expr) == 0
+
+
+def _expanded(expr, values):
+    """``expr`` with the values of its symbols substituted until none is left; once it grows past
+    ``SYMBOLIC_MAX_NODES`` tree nodes, a fresh symbol instead (undecided: it never vanishes)."""
+    while expr.free_symbols & values.keys():
+        expr = expr.xreplace(values)
+        if tree_size(expr, SYMBOLIC_MAX_NODES + 1) > SYMBOLIC_MAX_NODES:
+            return sympy.Dummy("undecided")
+    return expr
+
+
+def _hold_kinks(expr):
+    """``expr`` with every ``max``/``min`` whose coefficient is identically 0 held constant, and
+    the map back from the placeholders. By the chain rule, d expr = (d expr with M held) + c dM,
+    so where c = ∂expr/∂M vanishes (the shift of a log-sum-exp, ``m + log(sum(exp(x_i - m)))``)
+    the tie bookkeeping of dM is not needed: every tie convention gives the same result."""
+    held = {}
+    kinks = []
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, _KINKS) and node not in kinks:
+            kinks.append(node)
+    for kink in kinks:
+        placeholder = sympy.Dummy("kink", real=True)
+        candidate = expr.xreplace({kink: placeholder})
+        if candidate != expr and _vanishes(derivative(candidate, placeholder)):
+            expr, held[placeholder] = candidate, kink
+    return expr, held
+
+
 def _symbolic(program, full_output, symbols):
     values, names_back = {}, {}
     for a in program.assignments:
         values[a.target] = a.expr.xreplace(values)
         names_back[values[a.target]] = a.target
     memo = {}
-    return [derivative(full_output, s, memo).xreplace(names_back) for s in symbols]
+    full_output, held = _hold_kinks(full_output)
+    return [derivative(full_output, s, memo).xreplace(held).xreplace(names_back)
+            for s in symbols]
 
 
 def _reverse(program, out, out_name, symbols, names, assignments):
@@ -231,17 +271,19 @@ def _reverse(program, out, out_name, symbols, names, assignments):
                     partial = partial.xreplace(names_back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
+    values = {a.target: a.expr for a in program.assignments}  # for _vanishes
     push(out, S.One)
     for a in reversed(program.assignments):
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue
         total = sympy.Add(*parts)
-        if total == 0:
-            continue
+        if total == 0 or isinstance(a.expr, _KINKS) and _vanishes(_expanded(total, values)):
+            continue  # a max/min whose adjoint is identically 0: no tie bookkeeping (_hold_kinks)
         if not total.is_Atom:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
+            values[symbol] = total
             total = symbol
         push(a.expr, total, _names_back(a))
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]

@@ -351,8 +351,27 @@ def _entries(program, backend, names, results):
             if stop:
                 entries.append(_Entry(symbol, hide(node.args[0]), stop=True, temporary=True))
             else:
-                entries.append(_Entry(symbol, node, guarded=True, temporary=True))
+                entries.append(_Entry(symbol, hoist(node), guarded=True, temporary=True))
         return symbol
+
+    def hoist(piecewise):
+        """The first condition of a Piecewise is evaluated on every call: the function calls in it
+        (the ``max`` of a tie test) get lines of their own, shared by every line using them."""
+        calls, stack = [], [piecewise.args[0].cond]
+        while stack:
+            node = stack.pop()
+            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient)):
+                calls.append(node)
+            elif not node.is_Atom:
+                stack.extend(reversed(node.args))
+        named = {}
+        for call in calls:
+            symbol = opaque.get(call)
+            if symbol is None:
+                symbol = opaque[call] = sympy.Dummy("_p", real=True)
+                entries.append(_Entry(symbol, hide(call), temporary=True))
+            named[call] = symbol
+        return piecewise.xreplace(named) if named else piecewise
 
     def hide(node):
         if isinstance(node, sympy.Piecewise):
@@ -367,7 +386,7 @@ def _entries(program, backend, names, results):
     lines = [(a.target, _lower(a.expr, backend)) for a in _live(program)] + list(results)
     for target, expr in lines:
         if isinstance(expr, sympy.Piecewise):
-            entries.append(_Entry(target, expr, guarded=True))
+            entries.append(_Entry(target, hoist(expr), guarded=True))
         elif isinstance(expr, StopGradient):
             entries.append(_Entry(target, hide(expr.args[0]), stop=True))
         else:

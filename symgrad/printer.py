@@ -131,27 +131,37 @@ class Printer:
             return node
         return self.call(printed, e.args)
 
-    def add(self, e):
+    def add(self, e, negate=False):
+        """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same
+        terms in the same order, so the same float value (IEEE sums are sign-symmetric)."""
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
         if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
-            return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
+            node = ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])
+            return ast.UnaryOp(ast.USub(), node) if negate else node
         node = None
         for term in terms:
-            negative = term.could_extract_minus_sign()
-            part = self.node(-term if negative else term)
-            if node is None:
-                node = ast.UnaryOp(ast.USub(), part) if negative else part
+            signed = -term if negate else term
+            negative = signed.could_extract_minus_sign()
+            if node is None:  # `-0.5 * x` keeps its sign in the literal
+                node = self.node(signed)
             else:
-                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(), part)
+                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(),
+                                 self.node(-signed if negative else signed))
         return node
 
     def mul(self, e):
-        if e.could_extract_minus_sign():
-            return ast.UnaryOp(ast.USub(), self.node(-e))
         coeff, rest = e.as_coeff_Mul()  # Mul(1.0, x) gives (1.0, x): as_coeff_mul keeps the 1.0
+        # a negative number coefficient stays in the literal: `-0.5 * x` (CPython folds the sign
+        # into the constant) is one operation fewer than `-(0.5 * x)`, with the same float value;
+        # so does `-(0.5 * x + y)`, printed `-0.5 * x - y`
+        if coeff == -1 and rest.is_Add:
+            return self.add(rest, negate=True)
+        if e.could_extract_minus_sign() and not (
+                (coeff.is_Float or coeff.is_Integer) and coeff < 0 and float(coeff) != -1.0):
+            return ast.UnaryOp(ast.USub(), self.node(-e))
         factors = sympy.Mul.make_args(rest)
         numerator, denominator = [], []
         if coeff.is_Rational and not coeff.is_Integer:
