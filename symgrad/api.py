@@ -3,7 +3,6 @@ import functools
 import importlib.util
 
 import sympy
-from sympy.core.parameters import distribute
 
 from .cache import BuildCache, compile_gradient
 from .differentiate import STRATEGIES, differentiate
@@ -215,8 +214,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
         raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-    with distribute(False):  # keep 2*(x - y) as written: SymPy would expand it to 2*x - 2*y
-        built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+    built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
     return _CACHE.put(f, key, built)
 
 

@@ -20,7 +20,7 @@ from sympy import S
 from .errors import OptionError, SymgradError
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs, tree_size)
-from .rules import ZERO, rule_for_class
+from .rules import ZERO, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -98,12 +98,13 @@ def _power_derivative(node, db, de):
     if db != 0:
         term = exponent * base ** (exponent - 1)
         if not exponent.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(exponent, 0)), (term, True))
+            term = sympy.Piecewise((0, sympy.Eq(Value(exponent), 0)), (term, True))
         result += term * db
     if de != 0:
         term = node * sympy.log(base)
         if not base.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(base, 0) & (exponent > 0)), (term, True))
+            term = sympy.Piecewise((0, sympy.Eq(Value(base), 0) & (Value(exponent) > 0)),
+                                   (term, True))
         result += term * de
     return result
 

@@ -21,9 +21,10 @@ import warnings
 import sympy
 
 from .errors import OptionError
+from .fence import dotted
 from .program import fresh_name
 from .printer import Printer, dotted_name
-from .rules import StopGradient, rule_for_class
+from .rules import StopGradient, Value, rule_for_class
 
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
 """Backend name → the one import its generated code needs."""
@@ -66,14 +67,11 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
-    ints = set(program.params)  # symbols that hold an int when the arguments are ints
-    for a in program.assignments:
-        if _int_valued(a.expr, ints):
-            ints.add(a.target)
+    ints = _int_names(body, {p.name for p in program.params})
     for index in used:
         if values[index] is None:
             body.append(_assign(results[index], ast.Constant(None)))
-        elif backend == "math" and _int_valued(values[index], ints):  # x*y, round(x): floats
+        elif backend == "math" and results[index] in ints:  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
         elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
             body = [_broadcast_result(line, results[index], program.params) for line in body]
@@ -132,8 +130,13 @@ def wrap(line, width=LINE_WIDTH):
         fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
                    if start < pos <= start + room]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
-        if not fitting:
-            break
+        if not fitting:  # a name longer than the room: break at the first place after it
+            later = [pos for pos, _, _ in tokens if pos > start]
+            if start == 0 and body.startswith("(") and not body.startswith("def "):
+                later = [1]  # right after the opening parenthesis
+            if not later:
+                break
+            fitting = [(0, 0, 0, min(later))]
         cut = min(full or fitting)[3]
         lines.append(prefix + body[start:cut].rstrip())
         start, prefix = cut, more
@@ -204,31 +207,44 @@ def _break_points(body):
     return points
 
 
-_INT_FUNCTIONS = (sympy.floor, sympy.ceiling)
+_INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
+_INT_IF_ARGS = frozenset({"abs", "max", "min", "sum"})  # return an int for int arguments
 
 
-def _int_valued(expr, ints):
-    """True when the printed ``expr`` may compute an int: for int arguments (``x * y``, with
-    ``ints`` the symbols that may hold ints) or from ``round``/``floor``/``ceil``. Number literals
-    print as floats, so a literal, a division or a math call anywhere makes it a float."""
-    from .rules import Round
-    if expr.is_Symbol:
-        return expr in ints
-    if isinstance(expr, (Round,) + _INT_FUNCTIONS):
-        return True
-    if expr.is_Mul and expr.args[0] == -1:  # printed as a unary minus, not a float literal
-        return _int_valued(-expr, ints)
-    if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs,
-                                                        sympy.Mod)):
-        return all(_int_valued(a, ints) for a in expr.args)
-    if expr.is_Pow:  # int ** int is an int for a non-negative exponent
-        exponent_int = (expr.exp.is_Integer and expr.exp >= 0) or (
-            not expr.exp.is_Number and _int_valued(expr.exp, ints))
-        return exponent_int and _int_valued(expr.base, ints)
-    if isinstance(expr, StopGradient):
-        return _int_valued(expr.args[0], ints)
-    if isinstance(expr, sympy.Piecewise):
-        return any(_int_valued(e, ints) for e, _ in expr.args)
+def _int_names(body, ints):
+    """The names assigned in ``body`` (printed lines, in order) that may hold an int when the
+    arguments in ``ints`` are ints: read from the printed code itself, so the printer's choices
+    (``1.0 * z`` printed as ``z``) cannot hide an int."""
+    ints = set(ints)
+    for line in body:
+        if isinstance(line, ast.Assign) and _may_be_int(line.value, ints):
+            ints.add(line.targets[0].id)
+    return ints
+
+
+def _may_be_int(node, ints):
+    """Whether the printed expression ``node`` may compute a Python int (``x * y`` for int
+    arguments, ``round(x)``, ``math.floor(x)``); a float literal or ``/`` anywhere on the path
+    makes it a float."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Name):
+        return node.id in ints
+    if isinstance(node, ast.BinOp):
+        return not isinstance(node.op, ast.Div) and _may_be_int(node.left, ints) and \
+            _may_be_int(node.right, ints)
+    if isinstance(node, ast.UnaryOp):
+        return _may_be_int(node.operand, ints)
+    if isinstance(node, ast.IfExp):
+        return _may_be_int(node.body, ints) or _may_be_int(node.orelse, ints)
+    if isinstance(node, ast.Call):
+        name = dotted(node.func)
+        if name in _INT_CALLS:
+            return True
+        if name in _INT_IF_ARGS:
+            args = node.args[0].elts if name == "sum" and isinstance(node.args[0], ast.Tuple) \
+                else node.args
+            return all(_may_be_int(a, ints) for a in args)
     return False
 
 
@@ -360,7 +376,7 @@ def _entries(program, backend, names, results):
         calls, stack = [], [piecewise.args[0].cond]
         while stack:
             node = stack.pop()
-            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient)):
+            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value)):
                 calls.append(node)
             elif not node.is_Atom:
                 stack.extend(reversed(node.args))

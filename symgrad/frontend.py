@@ -21,7 +21,7 @@ from . import rules
 from .errors import UnsupportedSyntaxError
 from .fence import LOOP_HINT, REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
-from .rules import StopGradient, power
+from .rules import StopGradient, Value, power
 from .source import read_source
 
 _BINARY = {
@@ -460,16 +460,16 @@ class _Reader:
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
-                parts.append(_COMPARE[type(op)](left, right))
+                parts.append(_COMPARE[type(op)](Value(left), Value(right)))
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
             parts = [self.condition(v, frame) for v in node.values]
             return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
         value = self.value(node, frame)
-        if isinstance(value, sympy.logic.boolalg.Boolean):
-            return value
-        return sympy.Ne(self.number(value, node, frame), 0)
+        if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
+            return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
+        return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
 
     def call(self, node, frame):
         if dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:

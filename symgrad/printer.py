@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import StopGradient, rule_for_class
+from .rules import StopGradient, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -83,10 +83,7 @@ class Printer:
         if isinstance(e, sympy.logic.boolalg.BooleanFalse):
             return ast.Constant(False)
         if type(e) in _COMPARE:
-            lhs, rhs = e.lhs, e.rhs
-            if rhs == 0 and lhs.is_Add:  # SymPy's `x - 1.0 < 0` prints as `x < 1.0`
-                constant, rest = lhs.as_coeff_Add()
-                lhs, rhs = rest, -constant
+            lhs, rhs = e.lhs, e.rhs  # printed as they are: a rearranged form is another float
             return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
         if isinstance(e, (sympy.And, sympy.Or)):
             op = ast.And() if isinstance(e, sympy.And) else ast.Or()
@@ -107,7 +104,7 @@ class Printer:
             if self.backend == "numpy":
                 return self.call("np.logical_not", e.args)
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
-        if isinstance(e, StopGradient):
+        if isinstance(e, (StopGradient, Value)):
             return self.node(e.args[0])
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))

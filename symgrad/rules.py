@@ -10,7 +10,9 @@ import builtins
 import importlib
 from dataclasses import dataclass
 
+import mpmath
 import sympy
+from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
 ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
@@ -62,6 +64,9 @@ class StopGradient(Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
     def _eval_derivative(self, symbol):
         return S.Zero
 
@@ -86,6 +91,14 @@ class Round(Function):
     def _eval_is_real(self):
         return True
 
+    def _eval_is_integer(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        value = self.args[0].evalf(prec_to_dps(prec))
+        return sympy.Float(builtins.round(float(value)), precision=prec) if value.is_Number \
+            else None
+
     def _latex(self, printer):
         return r"\operatorname{round}\left(%s\right)" % printer._print(self.args[0])
 
@@ -94,6 +107,19 @@ class Log1p(Function):
     """``log(1 + x)`` computed without cancellation near 0, as ``math.log1p``."""
 
     nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_zero:
+            return S.Zero
+        return None
+
+    def _eval_is_real(self):
+        arg = self.args[0]
+        return arg.is_real and (arg + 1).is_positive
+
+    def _eval_evalf(self, prec):
+        return _numeric(mpmath.log1p, self.args[0], prec)
 
     def fdiff(self, argindex=1):
         return 1 / (1 + self.args[0])
@@ -104,8 +130,64 @@ class Expm1(Function):
 
     nargs = 1
 
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_zero:
+            return S.Zero
+        return None
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_evalf(self, prec):
+        return _numeric(mpmath.expm1, self.args[0], prec)
+
     def fdiff(self, argindex=1):
         return sympy.exp(self.args[0])
+
+
+class Value(Function):
+    """An operand of a comparison exactly as the primal computes it: ``Value(u + 1) > t``.
+
+    Opaque to SymPy, so no canonicalisation rearranges ``u + 1 > t`` into ``u > t - 1`` (another
+    float value, another branch); printed as its argument. Numbers are unwrapped; symbols are
+    kept wrapped, so that substituting an assignment into a condition keeps the operand whole.
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_Number or isinstance(arg, Value) or isinstance(arg, sympy.logic.boolalg.Boolean) \
+                and not isinstance(arg, sympy.Expr):
+            return arg
+        if arg.is_number and not arg.has(sympy.Symbol):
+            return arg
+        return None
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
+    def fdiff(self, argindex=1):
+        return S.One
+
+    def _latex(self, printer):
+        return printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return printer._print(self.args[0])
+
+
+def _numeric(function, arg, prec):
+    """``function`` (an mpmath function) of a numeric ``arg`` at ``prec`` bits, or None."""
+    value = arg.evalf(prec_to_dps(prec))
+    if not value.is_Number:
+        return None
+    with mpmath.workprec(prec):
+        return sympy.Float(function(value._to_mpmath(prec)), precision=prec)
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,13 +195,14 @@ class Expm1(Function):
 def _extremum_partial(expr, i):
     """∂max/∂a_i: 1 for the strict winner, ties split equally (max(x, y) at x = y gives 1/2 each,
     as JAX, PyTorch, autograd, SymPy's Heaviside(0) and CasADi)."""
-    args = expr.args
+    args = [Value(a) for a in expr.args]  # compared as the primal computes them, not rearranged
     if len(args) == 2:
         mine, other = args[i], args[1 - i]
         wins = mine > other if isinstance(expr, sympy.Max) else mine < other
         return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
-    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, expr)), (0, True)) for a in args])
-    return Piecewise((1 / ties, sympy.Eq(args[i], expr)), (0, True))
+    value = Value(expr)
+    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, value)), (0, True)) for a in args])
+    return Piecewise((1 / ties, sympy.Eq(args[i], value)), (0, True))
 
 
 def _mod_partial(expr, i):
@@ -129,6 +212,7 @@ def _mod_partial(expr, i):
 
 
 def _sign_lower(d):
+    d = Value(d)
     return Piecewise((1, d > 0), (-1, d < 0), (0, True))
 
 
