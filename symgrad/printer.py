@@ -6,6 +6,7 @@ name as ``x * x``, ``x**(1/2)`` as ``sqrt(x)``, negative powers as divisions, ``
 function through the backend column of its ``rules`` row.
 """
 import ast
+import math
 
 import sympy
 from sympy import S
@@ -55,6 +56,12 @@ class Printer:
         return ast.Constant(value)
 
     def node(self, e):
+        tree = self._node(e)
+        if self.backend == "math" and not e.is_Atom and e.is_number:
+            return _folded(tree)  # math.sqrt(math.pi) as its value: no call on every run
+        return tree
+
+    def _node(self, e):
         if e is None:
             return ast.Constant(None)
         if e.is_Symbol:
@@ -207,6 +214,20 @@ class Printer:
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node
+
+
+def _folded(tree):
+    """An expression of constants only (``1.0 / math.sqrt(math.pi)``) as the float literal it
+    evaluates to, computed here by the same ``math`` calls the generated code would make, so the
+    value is the same to the bit; the tree itself when it does not evaluate to a finite float."""
+    expression = ast.fix_missing_locations(ast.Expression(tree))
+    try:
+        value = eval(compile(expression, "<symgrad constant>", "eval"), {"math": math})
+    except (ArithmeticError, ValueError):
+        return tree
+    if type(value) is not float or not math.isfinite(value):
+        return tree
+    return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
 
 
 def _as_float(value):
