@@ -14,6 +14,7 @@ The one place that knows backends (``math``, ``numpy``) and names temporaries. S
 """
 import ast
 import io
+import math
 import os
 import tokenize
 import warnings
@@ -62,7 +63,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     for index in used:
         out = program.outputs[index]
         results[index] = fresh_name(program.output_names[index], names)
-        value = out if out is None else _lower(out, backend)
+        value = out if out is None else _factored(_lower(out, backend))
         values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
@@ -327,6 +328,27 @@ def _live(program):
             kept.append(a)
             needed.update(a.expr.free_symbols)
     return kept[::-1]
+
+
+def _factored(expr):
+    """A result with the power-of-two content of each sum taken out again: SymPy distributes
+    ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
+    shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
+    (up to overflow, in a derivative only: conditions and primal assignments are left alone)."""
+    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(_factored(e), c) for e, c in expr.args])
+    args = [_factored(a) for a in expr.args]
+    expr = expr.func(*args) if args != list(expr.args) else expr
+    if expr.is_Add:
+        coefficients = [abs(t.as_coeff_Mul()[0]) for t in expr.args]
+        content = coefficients[0]
+        if content != 1 and all(c == content for c in coefficients) and content.is_Number and (
+                math.frexp(float(content))[0] == 0.5):
+            return sympy.Mul(content, sympy.Add(*[t / content for t in expr.args]),
+                             evaluate=False)
+    return expr
 
 
 def _lower(expr, backend):

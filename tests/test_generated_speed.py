@@ -98,3 +98,29 @@ def test_constant_expressions_are_printed_as_their_value():
     g = symgrad.grad(constants)
     assert "math." not in g.source
     assert g(5.0) == math.sqrt(math.pi) + math.log(2.0)  # the same float as the calls give
+
+
+def bump(a, b):
+    return math.exp(-(a - b) ** 2)
+
+
+def stretched(a, b):
+    return 1.5 * (a - b) ** 2
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_power_of_two_content_is_factored_and_shared(strategy):
+    g = symgrad.grad(bump, strategy=strategy)
+    assert "2.0 * a - 2.0 * b" not in g.source and "** 2" not in g.source
+    assert g.source.count("a - b") == 1  # computed once, then squared and doubled
+    rng = random.Random(1)
+    for _ in range(100):
+        a, b = rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)
+        d = a - b
+        assert g(a, b) == pytest.approx((-2.0 * d * math.exp(-d * d), 2.0 * d * math.exp(-d * d)),
+                                        rel=1e-15, abs=1e-300)
+
+
+def test_other_content_is_not_factored():
+    # 3.0 * a - 3.0 * b and 3.0 * (a - b) are different floats: the distributed form stays
+    assert "3.0 * a - 3.0 * b" in symgrad.grad(stretched).source
