@@ -20,7 +20,7 @@ from sympy import S
 from .errors import OptionError, SymgradError
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs, tree_size)
-from .rules import ZERO, Value, rule_for_class
+from .rules import ZERO, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -47,7 +47,7 @@ def derivative(expr, symbol, memo=None):
     def has(node):
         found = free.get(node)
         if found is None:
-            found = (node == symbol) if node.is_Symbol else (
+            found = (node == symbol) if node.is_Symbol else isinstance(node, Undefined) or (
                 not node.is_Atom and any(has(a) for a in node.args))
             free[node] = found
         return found
@@ -57,7 +57,9 @@ def derivative(expr, symbol, memo=None):
         found = memo.get(key)
         if found is not None:
             return found
-        if not has(node):
+        if isinstance(node, Undefined):  # undefined in the primal: so is its derivative
+            result = node
+        elif not has(node):
             result = S.Zero
         elif node.is_Symbol:
             result = S.One
@@ -167,7 +169,8 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
     by_name = dict(zip(program.param_names, program.params))
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
-        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES else "reverse"
+        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES and not \
+            _branch_in_condition(program) else "reverse"
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
@@ -246,6 +249,37 @@ def _hold_kinks(expr):
         if candidate != expr and _vanishes(derivative(candidate, placeholder)):
             expr, held[placeholder] = candidate, kink
     return expr, held
+
+
+def _branch_in_condition(program):
+    """Whether substituting the assignments would put a ``Piecewise`` inside a condition or an
+    argument of ``max``/``min``/``abs``/a variable power (whose derivatives are conditions). SymPy
+    rewrites such a condition through ``simplify`` (seconds, for a few lines of code), so ``auto``
+    uses ``reverse`` there, whose conditions compare names."""
+    branchy = set()  # targets whose substituted value holds a Piecewise
+
+    def nested(expr):
+        stack = [(expr, False)]
+        while stack:
+            node, in_condition = stack.pop()
+            if in_condition and (isinstance(node, sympy.Piecewise) or node in branchy):
+                return True
+            if isinstance(node, sympy.Piecewise):
+                for value, condition in node.args:
+                    stack += [(value, in_condition), (condition, True)]
+            elif isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or (
+                    node.is_Pow and not node.exp.is_Number):
+                stack += [(a, True) for a in node.args]
+            else:
+                stack += [(a, in_condition) for a in node.args]
+        return False
+
+    for a in program.assignments:
+        if nested(a.expr):
+            return True
+        if a.expr.has(sympy.Piecewise) or not branchy.isdisjoint(a.expr.free_symbols):
+            branchy.add(a.target)
+    return any(out is not None and nested(out) for out in program.outputs)
 
 
 def _symbolic(program, full_output, symbols):

@@ -13,6 +13,7 @@ Default deny: every statement and expression kind is handled by name below; anyt
   ``rules.RULES`` → its SymPy function; another plain Python function → its body inlined.
 """
 import ast
+import operator
 import types
 
 import sympy
@@ -33,6 +34,9 @@ _BINARY = {
     ast.FloorDiv: lambda a, b: sympy.floor(a / b),
     ast.Mod: sympy.Mod,
 }
+_PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}  # what the primal computes on constants
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
 class _Py:
@@ -349,8 +353,12 @@ class _Reader:
             cond = self.condition(test, frame)
             if cond is sympy.true or cond is sympy.false:
                 return self.value(body if cond else orelse, frame)
-            return self.select(cond, self.value(body, frame), self.value(orelse, frame), node,
-                               frame)
+            self.depth += 1  # each branch may not run
+            try:
+                values = self.value(body, frame), self.value(orelse, frame)
+            finally:
+                self.depth -= 1
+            return self.select(cond, *values, node, frame)
         if isinstance(node, ast.Call):
             return self.call(node, frame)
         if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
@@ -372,7 +380,7 @@ class _Reader:
             if value != value or value in (float("inf"), float("-inf")):
                 self.fail(node, frame, "infinite or nan constants are not supported",
                           "use a finite number")
-            return sympy.Float(value)
+            return rules.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
         return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
                          "use int or float numbers")
 
@@ -411,17 +419,33 @@ class _Reader:
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
-        return self.defined(make(self.number(a, node, frame), self.number(b, node, frame)), node,
-                            frame)
+        a, b = self.number(a, node, frame), self.number(b, node, frame)
+        if _constant(a) and _constant(b):
+            return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        return self.defined(make(a, b), node, frame)
+
+    def folded(self, python, build, args, node, frame):
+        """A call or operator on constants, folded to the value the primal computes."""
+        try:
+            return rules.fold(python, build, args)
+        except rules.NotComputable as exc:
+            return self.undefined(node, frame, exc.kind)
+
+    def undefined(self, node, frame, kind):
+        """What the primal cannot compute: refused where it surely runs (the primal raises on
+        every call), else ``Undefined``, which raises in the gradient where the primal raises."""
+        if self.depth == 0:
+            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
+                      "number) for every input", "check the expression: the function raises on "
+                      "every call")
+        return rules.Undefined(sympy.Integer(kind))
 
     def defined(self, value, node, frame):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
                                                          sympy.oo, -sympy.oo):
-            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
-                      "number) for every input", "check the expression: the function raises on "
-                      "every call")
+            return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         return value
 
     def number(self, value, node, frame):
@@ -504,6 +528,8 @@ class _Reader:
                           else " or ".join(map(str, rule.nargs)))
                 self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
+            if all(_constant(a) for a in args):
+                return self.folded(obj, rule.build or rule.sympy, args, node, frame)
             try:
                 return self.defined((rule.build or rule.sympy)(*args), node, frame)
             except (TypeError, ValueError) as exc:
@@ -581,6 +607,12 @@ class _Reader:
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _constant(value):
+    """Whether a SymPy value is a constant the primal computes in Python (no symbol, no stop)."""
+    return isinstance(value, sympy.Expr) and value.is_number and not value.has(
+        StopGradient, rules.Undefined)
 
 
 def _without_not(test, branches):

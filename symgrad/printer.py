@@ -12,7 +12,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import StopGradient, Value, rule_for_class
+from .rules import Literal, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -70,6 +70,10 @@ class Printer:
             return self.number(float(e))
         if e.is_Float:
             return self.number(float(e))
+        if isinstance(e, Literal):
+            return self.number(e.value)
+        if _exact_float(e):  # 1/2: exactly 0.5
+            return self.number(e.p / e.q)
         if e.is_Rational:
             fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
             return ast.UnaryOp(ast.USub(), fraction) if e.p < 0 else fraction
@@ -113,12 +117,25 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value)):
             return self.node(e.args[0])
+        if isinstance(e, Undefined):
+            return self.undefined(int(e.args[0]))
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
                            f"{self.backend!r}: {e}")
+
+    def undefined(self, kind):
+        """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
+        raises ZeroDivisionError, math.log(0.0) ValueError, math.exp(1000.0) OverflowError) or
+        giving nan (``numpy``, which returns nan or inf there instead of raising)."""
+        if self.backend == "numpy":
+            return self.name("np.nan")
+        if kind == 0:
+            return ast.BinOp(ast.Constant(0.0), ast.Div(), ast.Constant(0.0))
+        return ast.Call(self.name("math.log" if kind == 1 else "math.exp"),
+                        [ast.Constant(0.0 if kind == 1 else 1000.0)], [])
 
     def function(self, e):
         rule = rule_for_class(type(e))
@@ -141,6 +158,9 @@ class Printer:
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
+        # an inexact literal last: `1.0 - p + 1e-12` adds 1e-12 to 1 - p, as the source does
+        terms = [t for t in terms if not isinstance(t, Literal)] + [
+            t for t in terms if isinstance(t, Literal)]
         if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
             node = ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])
@@ -163,12 +183,13 @@ class Printer:
         # so does `-(0.5 * x + y)`, printed `-0.5 * x - y`
         if coeff == -1 and rest.is_Add:
             return self.add(rest, negate=True)
+        literal = coeff.is_Float or coeff.is_Integer or _exact_float(coeff)  # 1/2 as 0.5 * x
         if e.could_extract_minus_sign() and not (
-                (coeff.is_Float or coeff.is_Integer) and coeff < 0 and float(coeff) != -1.0):
+                literal and coeff < 0 and float(coeff) != -1.0):
             return ast.UnaryOp(ast.USub(), self.node(-e))
         factors = sympy.Mul.make_args(rest)
         numerator, denominator = [], []
-        if coeff.is_Rational and not coeff.is_Integer:
+        if coeff.is_Rational and not literal:
             if coeff.p != 1:
                 numerator.append(self.node(sympy.Integer(coeff.p)))
             denominator.append(self.node(sympy.Integer(coeff.q)))
@@ -214,6 +235,11 @@ class Printer:
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node
+
+
+def _exact_float(number):
+    """A rational that a float holds exactly (a power-of-two denominator: 1/2, 3/4)."""
+    return number.is_Rational and number.q & (number.q - 1) == 0 and abs(number.p) < 2 ** 53
 
 
 def _folded(tree):
