@@ -441,7 +441,8 @@ def _cse_body(entries, printer, names):
     kept = []
     for temp, sub in temps:
         sub = sub.xreplace(trivial)
-        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol:
+        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
+                or sub.is_number:  # a constant is printed as its value, which Python folds
             trivial[temp] = sub
         elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
             trivial[temp] = -temp

@@ -183,6 +183,10 @@ class Printer:
         # so does `-(0.5 * x + y)`, printed `-0.5 * x - y`
         if coeff == -1 and rest.is_Add:
             return self.add(rest, negate=True)
+        if coeff == -1:  # -(0.3 * x) with an inexact literal 0.3: `-0.3 * x`
+            ordered = rest.as_ordered_factors()
+            if isinstance(ordered[0], Literal) and ordered[0].value > 0:
+                return self.quotient([self.number(-ordered[0].value)], ordered[1:])
         literal = coeff.is_Float or coeff.is_Integer or _exact_float(coeff)  # 1/2 as 0.5 * x
         if e.could_extract_minus_sign() and not (
                 literal and coeff < 0 and float(coeff) != -1.0):
@@ -195,7 +199,13 @@ class Printer:
             denominator.append(self.node(sympy.Integer(coeff.q)))
         elif coeff != 1 and float(coeff) != 1.0:  # 1.0 * x is x for floats
             numerator.append(self.node(coeff))
-        for factor in sympy.Mul(*factors).as_ordered_factors():
+        return self.quotient(numerator, sympy.Mul(*factors).as_ordered_factors(), denominator)
+
+    def quotient(self, numerator, factors, denominator=()):
+        """``n1 * n2 * f1 * ... / (d1 * ...)``: printed numerators, then SymPy factors (those with
+        a negative power go below the line)."""
+        numerator, denominator = list(numerator), list(denominator)
+        for factor in factors:
             if factor.is_Pow and factor.exp.is_Number and factor.exp < 0:
                 denominator.append(self.node(sympy.Pow(factor.base, -factor.exp)))
             else:

@@ -21,6 +21,10 @@ def negated(x, y):
     return -0.5 * x * y - 2.0 * y
 
 
+def inexact(x, y):
+    return -0.3 * x * y + 0.1 * y
+
+
 def negated_sum(x, y, z):
     return -(0.25 * x * y + y * z - 3.0 * x)
 
@@ -57,6 +61,16 @@ def test_negative_coefficient_in_the_literal(strategy):
     for _ in range(200):
         x, y = rng.uniform(-1e3, 1e3), rng.uniform(-1e3, 1e3)
         assert g(x, y) == (-(0.5 * y), -(0.5 * x) - 2.0)  # to the bit
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_negative_inexact_literal_keeps_its_sign(strategy):
+    g = symgrad.grad(inexact, strategy=strategy)
+    assert "-0.3 * y" in g.source and "-(" not in g.source
+    rng = random.Random(2)
+    for _ in range(200):
+        x, y = rng.uniform(-1e3, 1e3), rng.uniform(-1e3, 1e3)
+        assert g(x, y) == (-(0.3 * y), 0.1 - 0.3 * x)  # to the bit
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
