@@ -291,3 +291,33 @@ def test_zero_to_a_variable_power(tmp_path, strategy):
     assert g(1.574312660853856) == 0.0  # 0**x is 0 for every x > 0
     with pytest.raises(ZeroDivisionError):  # as 0 ** -1.0 in the primal
         g(-1.0)
+
+
+INLINE_BRANCH_IN_CONDITION = """def f(y):
+    return min(y, -1.677 if y > abs(math.atan2(abs(y + 1.5) - 2.08, 1.0))
+               else -0.3 * (abs(y + 1.5) - 2.08))
+"""
+NESTED_BRANCHES = """def f(x, y):
+    if x > 0.3:
+        t = x if y > 0.1 else -x
+        u = t + 1 if t > y else t - 1
+        if u > 0.5 * t:
+            return max(u, t, y) + abs(u - t)
+        return min(u, y)
+    return y
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branch_inside_a_condition_of_one_line(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, INLINE_BRANCH_IN_CONDITION).f, strategy=strategy)
+    assert g(0.3) == 0.0 and g(-3.0) == 1.0
+    assert g(0.2) == pytest.approx(-0.3, rel=1e-15)
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branches_nested_inside_conditions(tmp_path, strategy, backend):
+    g = symgrad.grad(_module(tmp_path, NESTED_BRANCHES).f, strategy=strategy, backend=backend)
+    assert tuple(map(float, g(0.5, 0.2))) == (1.0, 0.0)  # u = x + 1 wins: 2u - t = x + 2
+    assert tuple(map(float, g(0.5, 0.05))) == (-1.0, 0.0)  # t = -x, u = t - 1 = min(u, y)
