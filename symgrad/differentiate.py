@@ -104,7 +104,9 @@ def _power_derivative(node, db, de):
         result += term * db
     if de != 0:
         term = node * sympy.log(base)
-        if not base.is_Number:
+        if base.is_zero:  # 0**e: constant 0 where e > 0, undefined (raises) where e <= 0
+            term = sympy.Piecewise((0, Value(exponent) > 0), (Undefined(sympy.Integer(0)), True))
+        elif not base.is_Number:
             term = sympy.Piecewise((0, sympy.Eq(Value(base), 0) & (Value(exponent) > 0)),
                                    (term, True))
         result += term * de
@@ -283,10 +285,23 @@ def _branch_in_condition(program):
 
 
 def _symbolic(program, full_output, symbols):
-    values, names_back = {}, {}
+    values, names_back, operands = {}, {}, {}
+
+    def record(expr):  # comparison operands, to compare them as the primal computes them
+        for node in sympy.preorder_traversal(expr):
+            if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
+                for arg in node.args:
+                    if not arg.is_Atom:
+                        operands.setdefault(arg.xreplace(values), arg)
+
     for a in program.assignments:
+        record(a.expr)
         values[a.target] = a.expr.xreplace(values)
         names_back[values[a.target]] = a.target
+    for out in program.outputs:
+        if out is not None:
+            record(out)
+    names_back = {**operands, **names_back}
     memo = {}
     full_output, held = _hold_kinks(full_output)
     return [derivative(full_output, s, memo).xreplace(held).xreplace(names_back)

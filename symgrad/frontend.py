@@ -420,8 +420,13 @@ class _Reader:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
         a, b = self.number(a, node, frame), self.number(b, node, frame)
+        for v in (a, b):
+            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
+                return next(iter(v.atoms(rules.Undefined)))
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         return self.defined(make(a, b), node, frame)
 
     def folded(self, python, build, args, node, frame):
@@ -528,6 +533,9 @@ class _Reader:
                           else " or ".join(map(str, rule.nargs)))
                 self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
+            for v in args:
+                if v.has(rules.Undefined):  # computed from an undefined value: undefined too
+                    return next(iter(v.atoms(rules.Undefined)))
             if all(_constant(a) for a in args):
                 return self.folded(obj, rule.build or rule.sympy, args, node, frame)
             try:

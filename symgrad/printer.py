@@ -12,7 +12,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import Literal, StopGradient, Undefined, Value, rule_for_class
+from .rules import Branch, Literal, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -117,6 +117,11 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value)):
             return self.node(e.args[0])
+        if isinstance(e, Branch):
+            cond, a, b = e.args
+            if self.backend == "numpy":
+                return self.call("np.where", [cond, _as_float(a), _as_float(b)])
+            return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
         if isinstance(e, sympy.Mod):

@@ -161,6 +161,8 @@ class Value(Function):
 
     @classmethod
     def eval(cls, arg):
+        if arg.has(Piecewise):  # a branch inside a condition: SymPy would simplify it (slow)
+            return cls(_branches(arg))
         if arg.is_Number or isinstance(arg, (Value, Undefined)) or isinstance(arg, sympy.logic.boolalg.Boolean) \
                 and not isinstance(arg, sympy.Expr):
             return arg
@@ -182,6 +184,41 @@ class Value(Function):
 
     def _sympystr(self, printer):
         return printer._print(self.args[0])
+
+
+class Branch(Function):
+    """``a if cond else b`` inside a comparison operand (``Value``): a ``Piecewise`` there would make
+    SymPy rewrite the condition through ``simplify``, seconds for a few lines. Printed as a
+    conditional expression (``np.where`` for numpy), so the branch not taken is not evaluated."""
+
+    nargs = 3
+
+    @classmethod
+    def eval(cls, cond, a, b):
+        if cond is S.true:
+            return a
+        if cond is S.false:
+            return b
+        return None
+
+    def _eval_is_real(self):
+        return self.args[1].is_real and self.args[2].is_real
+
+    def _eval_evalf(self, prec):
+        return None
+
+
+def _branches(expr):
+    """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
+    default, as every ``Piecewise`` the frontend builds)."""
+    if expr.is_Atom:
+        return expr
+    if isinstance(expr, Piecewise):
+        node = _branches(expr.args[-1].expr)
+        for pair in reversed(expr.args[:-1]):
+            node = Branch(_branches(pair.cond), _branches(pair.expr), node)
+        return node
+    return expr.func(*[_branches(a) for a in expr.args])
 
 
 def _numeric(function, arg, prec):
@@ -221,9 +258,10 @@ class NotComputable(Exception):
 
 
 class Literal(sympy.AtomicExpr):
-    """A float literal whose shortest repr is not its exact value (``1e-12``, ``0.1``): an opaque
-    constant, so SymPy does not fold it with other numbers (``1 - p + 1e-12`` stays as written,
-    not ``1.000000000001 - p``, which is another float value); printed as its repr."""
+    """An inexact float (``1e-12``, ``0.1``) added to a variable: an opaque constant, so SymPy does
+    not fold it into another number of the sum (``1 - p + 1e-12`` stays as written, not
+    ``1.000000000001 - p``, another float value: off by 1e-4 relatively at p = 1); printed as its
+    repr. Products keep plain Floats (``2*0.1*x`` is ``0.2*x``: a relative rounding only)."""
 
     is_number = True
     is_real = True
@@ -280,7 +318,7 @@ def number(value):
     exact = fractions.Fraction(value)
     if fractions.Fraction(repr(value)) == exact:
         return sympy.Rational(exact.numerator, exact.denominator)
-    return Literal(value)
+    return sympy.Float(value)
 
 
 def as_python(value):

@@ -250,7 +250,7 @@ def test_no_float_noise_in_black_scholes(tmp_path):
 def test_exact_literals_are_rationals():
     import sympy
     assert rules.number(0.5) == sympy.Rational(1, 2) and rules.number(2.0) == 2
-    assert isinstance(rules.number(0.1), rules.Literal) and float(rules.number(0.1)) == 0.1
+    assert isinstance(rules.number(0.1), sympy.Float) and float(rules.number(0.1)) == 0.1
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -264,3 +264,60 @@ def test_an_epsilon_is_not_folded_into_a_constant(tmp_path, strategy):
 
 def test_reference_is_fine():  # the 50-digit reference used above is itself right
     assert float(_central_difference(mpmath.sin, (0.4,), 0)) == pytest.approx(math.cos(0.4))
+
+
+# --- fuzz findings --------------------------------------------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tie_operand_substituted_by_symbolic_is_compared_as_computed(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x, y, u):\n    for i in range(3):\n        u += 1.0\n"
+                          "    y = min(2.5, u, 1 - u - y)\n    return y\n").f
+    assert symgrad.grad(f, strategy=strategy)(0.4, -0.3, -1.83) == (0.0, -1.0, -1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_value_used_in_an_untaken_branch(tmp_path, strategy):
+    f = _module(tmp_path, "def f(u):\n    if u <= 0.0:\n        a = math.atanh(-4)\n"
+                          "        return min(a + 0.4, a)\n    return 1.5 * u\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.25) == 1.5
+    with pytest.raises(ValueError):
+        g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_zero_to_a_variable_power(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    a = x\n    return 0 ** a\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.574312660853856) == 0.0  # 0**x is 0 for every x > 0
+    with pytest.raises(ZeroDivisionError):  # as 0 ** -1.0 in the primal
+        g(-1.0)
+
+
+INLINE_BRANCH_IN_CONDITION = """def f(y):
+    return min(y, -1.677 if y > abs(math.atan2(abs(y + 1.5) - 2.08, 1.0))
+               else -0.3 * (abs(y + 1.5) - 2.08))
+"""
+NESTED_BRANCHES = """def f(x, y):
+    if x > 0.3:
+        t = x if y > 0.1 else -x
+        u = t + 1 if t > y else t - 1
+        if u > 0.5 * t:
+            return max(u, t, y) + abs(u - t)
+        return min(u, y)
+    return y
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branch_inside_a_condition_of_one_line(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, INLINE_BRANCH_IN_CONDITION).f, strategy=strategy)
+    assert g(0.3) == 0.0 and g(-3.0) == 1.0
+    assert g(0.2) == pytest.approx(-0.3, rel=1e-15)
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branches_nested_inside_conditions(tmp_path, strategy, backend):
+    g = symgrad.grad(_module(tmp_path, NESTED_BRANCHES).f, strategy=strategy, backend=backend)
+    assert tuple(map(float, g(0.5, 0.2))) == (1.0, 0.0)  # u = x + 1 wins: 2u - t = x + 2
+    assert tuple(map(float, g(0.5, 0.05))) == (-1.0, 0.0)  # t = -x, u = t - 1 = min(u, y)
