@@ -346,8 +346,10 @@ def _factored(expr):
         content = coefficients[0]
         if content != 1 and all(c == content for c in coefficients) and content.is_Number and (
                 math.frexp(float(content))[0] == 0.5):
-            return sympy.Mul(content, sympy.Add(*[t / content for t in expr.args]),
-                             evaluate=False)
+            inner = sympy.Add(*[t / content for t in expr.args])
+            if inner.could_extract_minus_sign():  # one sign for a - b and b - a: shared by cse
+                content, inner = -content, -inner
+            return sympy.Mul(content, inner, evaluate=False)
     return expr
 
 

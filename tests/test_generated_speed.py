@@ -138,3 +138,17 @@ def test_power_of_two_content_is_factored_and_shared(strategy):
 def test_other_content_is_not_factored():
     # 3.0 * a - 3.0 * b and 3.0 * (a - b) are different floats: the distributed form stays
     assert "3.0 * a - 3.0 * b" in symgrad.grad(stretched).source
+
+
+def bumps(a, b, c):
+    return math.exp(-(a - b) ** 2) + math.exp(-(b - c) ** 2)
+
+
+def test_factored_sums_have_one_sign_so_neighbours_share_them():
+    g = symgrad.grad(bumps)
+    assert "b - a" not in g.source and "c - b" not in g.source
+    assert g.source.count("math.exp(") == 2 and g.source.count(" = ") == 7  # 4 temps, 3 results
+    a, b, c = 0.3, -0.4, 1.1
+    t0 = -2.0 * (a - b) * math.exp(-(a - b) ** 2)
+    t1 = -2.0 * (b - c) * math.exp(-(b - c) ** 2)
+    assert g(a, b, c) == pytest.approx((t0, t1 - t0, -t1), rel=1e-15)
