@@ -253,18 +253,22 @@ def _hold_kinks(expr):
     return expr, held
 
 
+_BRANCHY = (sympy.Piecewise, sympy.Max, sympy.Min)
+
+
 def _branch_in_condition(program):
-    """Whether substituting the assignments would put a ``Piecewise`` inside a condition or an
-    argument of ``max``/``min``/``abs``/a variable power (whose derivatives are conditions). SymPy
-    rewrites such a condition through ``simplify`` (seconds, for a few lines of code), so ``auto``
-    uses ``reverse`` there, whose conditions compare names."""
+    """Whether substituting the assignments would put a ``Piecewise``, ``max`` or ``min`` inside a
+    condition or an argument of ``max``/``min``/``abs``/a variable power (whose derivatives are
+    conditions). The derivative's conditions then nest branches in branches, which SymPy builds
+    slowly (seconds for a few lines of code), so ``auto`` uses ``reverse`` there, whose conditions
+    compare names."""
     branchy = set()  # targets whose substituted value holds a Piecewise
 
     def nested(expr):
         stack = [(expr, False)]
         while stack:
             node, in_condition = stack.pop()
-            if in_condition and (isinstance(node, sympy.Piecewise) or node in branchy):
+            if in_condition and (isinstance(node, _BRANCHY) or node in branchy):
                 return True
             if isinstance(node, sympy.Piecewise):
                 for value, condition in node.args:
@@ -279,7 +283,7 @@ def _branch_in_condition(program):
     for a in program.assignments:
         if nested(a.expr):
             return True
-        if a.expr.has(sympy.Piecewise) or not branchy.isdisjoint(a.expr.free_symbols):
+        if a.expr.has(*_BRANCHY) or not branchy.isdisjoint(a.expr.free_symbols):
             branchy.add(a.target)
     return any(out is not None and nested(out) for out in program.outputs)
 

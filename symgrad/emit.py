@@ -209,7 +209,8 @@ def _break_points(body):
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
-_INT_IF_ARGS = frozenset({"abs", "max", "min", "sum"})  # return an int for int arguments
+_INT_IF_ARGS = frozenset({"abs", "sum"})  # return an int for int arguments
+_INT_IF_ANY = frozenset({"max", "min"})  # return one of the arguments: an int if any may be
 
 
 def _int_names(body, ints):
@@ -242,6 +243,8 @@ def _may_be_int(node, ints):
         name = dotted(node.func)
         if name in _INT_CALLS:
             return True
+        if name in _INT_IF_ANY:
+            return any(_may_be_int(a, ints) for a in node.args)
         if name in _INT_IF_ARGS:
             args = node.args[0].elts if name == "sum" and isinstance(node.args[0], ast.Tuple) \
                 else node.args

@@ -201,11 +201,11 @@ class Branch(Function):
             return b
         return None
 
-    def _eval_is_real(self):
-        return self.args[1].is_real and self.args[2].is_real
+    def _eval_is_real(self):  # symgrad's values are real (an argument of max/min must say so)
+        return True
 
-    def _eval_evalf(self, prec):
-        return None
+    def _eval_is_extended_real(self):
+        return True
 
 
 def _branches(expr):
