@@ -206,7 +206,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, cache
         raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-    with dependencies.recording() as read:
+    with dependencies.recording() as read, _sympy_settings():
         built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
     if entry is not None:
         entry.store(built, read)
@@ -215,8 +215,15 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, cache
 
 def _rebuild(kind, f, options):
     """The gradient of a disk cache entry built again (for its ``program``), recording nothing."""
-    with dependencies.recording():
+    with dependencies.recording(), _sympy_settings():
         return _build(kind, f, **options)
+
+
+def _sympy_settings():
+    """SymPy's evaluation settings of every build, whatever the caller's (``check_grad`` works
+    under ``distribute(False)``): the generated code depends on them, and the cache key does not."""
+    from sympy.core.parameters import distribute
+    return distribute(True)
 
 
 def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):

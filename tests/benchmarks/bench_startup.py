@@ -6,8 +6,8 @@ Not collected by pytest; run by hand from the repository root:
 
 It writes, in a temporary folder, a module ``startup_module`` with five ``@symgrad.grad`` functions
 of the examples' size (Black-Scholes, logistic loss, spring chain, stable softmax, straight-through
-estimator) and a second module ``startup_module_w4`` adding W4 (100 parameters, straight-line
-``sum_i exp(-(a_i - a_(i+1))**2)``). For each, the wall time of ``python -c "import <module>"``
+estimator) and a second module ``startup_module_w4`` adding W4 of ``workloads.py`` (``wide``, 100 parameters,
+straight-line ``sum_i exp(-(a_i - a_(i+1))**2)``). For each, the wall time of ``python -c "import <module>"``
 minus that of ``python -c "pass"`` (the best of ``--repeat`` runs each):
 
 - first process: the cache folder emptied before each run (every gradient is built);
@@ -21,6 +21,7 @@ temporary one (``PYTHONPYCACHEPREFIX``) by warm-up runs first, so every timed ru
 files as a user's program does. Shared machines are noisy: compare figures from one run.
 """
 import argparse
+import ast
 import os
 import shutil
 import subprocess
@@ -78,16 +79,15 @@ def quantised_loss(x, w):
     return (w * q - TARGET) ** 2
 '''
 
-N_WIDE = 100
-
-
 def w4_text():
-    """W4: a straight-line function of 100 parameters, sum_i exp(-(a_i - a_(i+1))**2)."""
-    names = [f"a{i}" for i in range(N_WIDE)]
-    lines = ["", "", "@symgrad.grad", f"def wide({', '.join(names)}):", "    total = 0.0"]
-    lines += [f"    total = total + math.exp(-(a{i} - a{i + 1}) ** 2)" for i in range(N_WIDE - 1)]
-    lines += ["    return total", ""]
-    return "\n".join(lines)
+    """W4 of workloads.py (``wide``: 100 parameters, sum_i exp(-(a_i - a_(i+1))**2) written out
+    straight-line), decorated."""
+    with open(os.path.join(HERE, "workloads.py")) as handle:
+        text = handle.read()
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)
+                and n.name == "wide")
+    return "\n\nfrom math import exp\n\n\n@symgrad.grad\n" + ast.get_source_segment(
+        text, node) + "\n"
 
 
 def seconds(command, env, cwd, repeat, before=None):
