@@ -4,6 +4,7 @@ Importing this module does not import SymPy: ``build`` looks in the memory cache
 cache (``diskcache``), whose gradients are compiled from their stored source; only a build imports
 the pipeline (frontend, differentiate, emit), inside the functions that use it.
 """
+import contextlib
 import importlib.util
 
 from . import dependencies, diskcache
@@ -219,11 +220,13 @@ def _rebuild(kind, f, options):
         return _build(kind, f, **options)
 
 
+@contextlib.contextmanager
 def _sympy_settings():
-    """SymPy's evaluation settings of every build, whatever the caller's (``check_grad`` works
-    under ``distribute(False)``): the generated code depends on them, and the cache key does not."""
-    from sympy.core.parameters import distribute
-    return distribute(True)
+    """SymPy's default evaluation settings for every build, whatever the caller's (``check_grad``
+    works under ``distribute(False)``): the generated code depends on them, the cache key does not."""
+    from sympy.core.parameters import distribute, evaluate
+    with evaluate(True), distribute(True):
+        yield
 
 
 def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
