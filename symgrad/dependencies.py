@@ -74,27 +74,23 @@ def function_read(function):
 def name_read(function, name, value):
     """A free name of ``function`` (closure, global or builtin) resolved to ``value``."""
     record = _active()
-    if record is None:
-        return
-    owner = record.index.get(id(function))
-    if owner is None:
-        record.uncacheable = f"`{name}` was read in a function whose source was not recorded"
-        return
-    record.reads.append((owner, name, value))
-    record.origin.setdefault(id(value), (owner, name))
-    record.keep.append(value)
+    if record is not None:
+        _read(record, record.index.get(id(function)), name, value)
 
 
 def attribute_read(base, attribute, value):
     """``base.attribute`` gave ``value``, ``base`` itself being a value read before."""
     record = _active()
-    if record is None:
+    if record is not None:
+        owner, path = record.origin.get(id(base), (None, ""))
+        _read(record, owner, f"{path}.{attribute}", value)
+
+
+def _read(record, owner, path, value):
+    """Record ``path`` (in the scope of function ``owner``) as giving ``value``."""
+    if owner is None:
+        record.uncacheable = f"`{path}` was read from a value of unknown origin"
         return
-    where = record.origin.get(id(base))
-    if where is None:
-        record.uncacheable = f"`.{attribute}` was read from a value of unknown origin"
-        return
-    owner, path = where[0], f"{where[1]}.{attribute}"
     record.reads.append((owner, path, value))
     record.origin.setdefault(id(value), (owner, path))
     record.keep.append(value)
@@ -132,6 +128,7 @@ def identity(function):
         Uncacheable: the function's file has no lines (built by ``exec``, typed at the prompt).
     """
     code = function.__code__
+    linecache.checkcache(code.co_filename)  # the file as it is now, as inspect reads it
     lines = linecache.getlines(code.co_filename)
     first, last = code.co_firstlineno, _last_line(code)
     if not lines or last > len(lines):

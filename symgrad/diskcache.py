@@ -151,6 +151,8 @@ class Entry:
         """Write ``built`` (a ``GradientFunction`` just built while ``record`` recorded) and set
         its ``cache_key``; nothing is written for a build that cannot be described."""
         global _write_off
+        if type(built) is not GradientFunction:  # a subclass builds at call time: nothing to keep
+            return
         if isinstance(self.primal, GradientFunction):
             described = []  # the primal's own key covers what its build read
         elif not record.functions or record.functions[0] is not self.primal:

@@ -218,6 +218,10 @@ def test_constants_closures_defaults_and_options_are_in_the_key(cache, tmp_path)
     assert fresh(module.energy, wrt=("y",))(X, Y) == pytest.approx(expected(3.0)[1:], rel=1e-15)
     stopped = fresh(module.energy, stop_gradients="y")(X, Y)  # y held constant: d/dy = 0
     assert stopped == pytest.approx((expected(3.0)[0], 0.0), rel=1e-15)
+    for options in (dict(strategy="reverse"), dict(unconnected="none"), dict(backend="numpy")):
+        other = fresh(module.energy, **options)
+        assert not from_disk(other), options
+        assert tuple(map(float, other(X, Y))) == pytest.approx(expected(3.0), rel=1e-15)
     two, three = module.make(2.0), module.make(3.0)  # one code, two closures
     assert fresh(two)(X) == pytest.approx(2.0 * 1.0 * 0.5 * 2 * X, rel=1e-15)
     assert fresh(three)(X) == pytest.approx(3.0 * 0.5 * 2 * X, rel=1e-15)
