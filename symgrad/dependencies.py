@@ -21,10 +21,17 @@ mean the same generated code. This module imports neither SymPy nor NumPy.
 """
 import builtins
 import contextlib
-import hashlib
 import linecache
 import threading
 import types
+
+try:  # CPython's own SHA-256 (3.11: _sha256, 3.12: _sha2): hashlib would load OpenSSL, 2 ms
+    from _sha256 import sha256
+except ImportError:
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 _local = threading.local()
 
@@ -98,7 +105,7 @@ def _read(record, owner, path, value):
 
 # --- descriptions -------------------------------------------------------------------------------
 def _hash(text):
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _code_text(code):
@@ -151,7 +158,7 @@ def _leaf(value):
         if getattr(value, "shape", ()) == ():
             return ["numpy", str(value.dtype), repr(value.item())]
         return ["ndarray", str(value.dtype), list(value.shape),
-                hashlib.sha256(value.tobytes()).hexdigest()[:32]]
+                sha256(value.tobytes()).hexdigest()[:32]]
     if callable(value):
         return ["callable", getattr(value, "__module__", None) or "",
                 getattr(value, "__qualname__", None) or getattr(value, "__name__", "")

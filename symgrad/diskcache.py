@@ -1,8 +1,8 @@
 """The disk cache of built gradients: a later process gets a gradient without SymPy.
 
 An entry is one JSON file ``<key>.json`` in ``folder()``. The key (``Entry.key``) is a hash of
-everything known before a build: the entry format, the versions (``versions``: symgrad and a hash of
-its own source files, SymPy, mpmath, astor, the Python minor version), the kind, every option, and
+everything known before a build: the entry format, the versions (``versions``: symgrad and its own
+source files, SymPy, mpmath, astor, the Python minor version), the kind, every option, and
 the ``identity`` of the primal (its file, first line and a hash of its source lines and code). The
 entry holds what a ``GradientFunction`` needs to run (the generated source, its name, ``wrt``, kind,
 backend, origin) and the ``dependencies`` the build read (``symgrad.dependencies``): the helpers'
@@ -15,7 +15,6 @@ corrupt or unreadable entry is ignored (a ``CacheWarning`` naming the file) and 
 that cannot be written (read-only, full) turns writing off for the process after one warning.
 Neither SymPy nor NumPy is imported here.
 """
-import hashlib
 import importlib.util
 import json
 import os
@@ -26,6 +25,7 @@ import types
 import warnings
 
 from . import dependencies
+from .dependencies import sha256
 from .cache import compile_gradient
 from .errors import CacheWarning
 from .function import GradientFunction
@@ -58,7 +58,7 @@ def warn(message):
 
 def _digest(data):
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return sha256(text.encode("ascii")).hexdigest()
 
 
 def _package_version(name):
@@ -85,19 +85,19 @@ def _package_version(name):
 
 
 def versions():
-    """What else the generated code depends on: symgrad (its version and a hash of its own
-    source files, so a development checkout never reads entries of other code), SymPy, mpmath,
-    astor, and the Python minor version."""
+    """What else the generated code depends on: symgrad (its version and a hash of the name, size
+    and modification time of each of its own source files, so that a development checkout never
+    reads entries of other code), SymPy, mpmath, astor, and the Python minor version."""
     global _versions
     if _versions is None:
         from . import __version__
         here = os.path.dirname(os.path.abspath(__file__))
-        own = hashlib.sha256()
+        files = []
         for name in sorted(os.listdir(here)):
             if name.endswith(".py"):
-                with open(os.path.join(here, name), "rb") as handle:
-                    own.update(name.encode() + b"\0" + handle.read() + b"\0")
-        _versions = {"symgrad": f"{__version__} {own.hexdigest()[:16]}",
+                status = os.stat(os.path.join(here, name))
+                files.append([name, status.st_size, status.st_mtime_ns])
+        _versions = {"symgrad": f"{__version__} {_digest(files)[:16]}",
                      "python": "%d.%d" % sys.version_info[:2],
                      **{name: _package_version(name) for name in ("sympy", "mpmath", "astor")}}
     return _versions

@@ -3,15 +3,15 @@
 Every error says what went wrong, where (file, line, column, the line itself) and what to do instead,
 in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
 """
+import collections
 import os
 import sys
 import types
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
-class SourceLocation:
-    """A place in the user's source.
+class SourceLocation(collections.namedtuple("SourceLocation", "filename lineno col text",
+                                            defaults=("",))):
+    """A place in the user's source (immutable; a named tuple, so ``import symgrad`` stays light).
 
     Attributes:
         filename: the real file name the function was read from (``<stdin>`` style names allowed).
@@ -20,10 +20,7 @@ class SourceLocation:
         text: the whole source line, without its trailing newline ("" when unknown).
     """
 
-    filename: str
-    lineno: int
-    col: int
-    text: str = ""
+    __slots__ = ()
 
 
 class SymgradError(Exception):

@@ -58,6 +58,7 @@ import symgrad
 light = not [m for m in sys.modules if m.split(".")[0] in ("sympy", "mpmath", "numpy", "astor")]
 import energy_module
 value = energy_module.energy({x}, {y})
+symgrad.export(energy_module.energy, "exported.py", overwrite=True)
 print(json.dumps({{"value": value, "light_import": light, "sympy": "sympy" in sys.modules,
                   "source": energy_module.energy.source}}))
 """
@@ -104,8 +105,11 @@ def test_a_second_process_gets_the_gradient_without_sympy(tmp_path):
     assert len(entries(cache)) == 1
     second = run(tmp_path, cache)
     assert second["light_import"], "import symgrad imported SymPy, mpmath, NumPy or astor"
-    assert not second["sympy"], "a gradient found on disk must not import SymPy"
+    assert not second["sympy"], "a gradient found on disk (called, exported) must not import SymPy"
     assert second["value"] == first["value"] and second["source"] == first["source"]
+    exported = {}
+    exec(compile((tmp_path / "exported.py").read_text(), "exported.py", "exec"), exported)
+    assert exported["grad_energy"](X, Y) == pytest.approx(expected(), rel=1e-15)
 
 
 def test_an_edited_helper_or_a_changed_constant_misses(tmp_path):

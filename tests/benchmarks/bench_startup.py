@@ -8,7 +8,8 @@ It writes, in a temporary folder, a module ``startup_module`` with five ``@symgr
 of the examples' size (Black-Scholes, logistic loss, spring chain, stable softmax, straight-through
 estimator) and a second module ``startup_module_w4`` adding W4 of ``workloads.py`` (``wide``, 100 parameters,
 straight-line ``sum_i exp(-(a_i - a_(i+1))**2)``). For each, the wall time of ``python -c "import <module>"``
-minus that of ``python -c "pass"`` (the best of ``--repeat`` runs each):
+minus that of ``python -c "pass"`` (the best of ``--repeat`` runs each, interleaved), and the same
+for the CPU time of the child (user + system; steadier than wall time on a loaded machine):
 
 - first process: the cache folder emptied before each run (every gradient is built);
 - second process: the cache folder as the first process left it;
@@ -23,6 +24,7 @@ files as a user's program does. Shared machines are noisy: compare figures from 
 import argparse
 import ast
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -90,15 +92,29 @@ def w4_text():
         text, node) + "\n"
 
 
-def seconds(command, env, cwd, repeat, before=None):
-    best = float("inf")
+def _run(command, env, cwd):
+    start, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, env=env, cwd=cwd, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (time.perf_counter() - start,
+            after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime)
+
+
+def extra(command, env, cwd, repeat, before=None):
+    """What ``command`` costs more than ``python -c "pass"``: (wall, CPU) in seconds, each the best
+    of ``repeat`` runs of the command minus the best of ``repeat`` runs of ``pass`` interleaved
+    with them (so both see the same load). CPU time is the child's user + system time."""
+    best, empty = [float("inf")] * 2, [float("inf")] * 2
     for _ in range(repeat):
+        empty = [min(a, b) for a, b in zip(empty, _run([sys.executable, "-c", "pass"], env, cwd))]
         if before is not None:
             before()
-        start = time.perf_counter()
-        subprocess.run(command, env=env, cwd=cwd, check=True)
-        best = min(best, time.perf_counter() - start)
-    return best
+        best = [min(a, b) for a, b in zip(best, _run(command, env, cwd))]
+    return best[0] - empty[0], best[1] - empty[1]
+
+
+def shown(times):
+    return f"wall {times[0] * 1000:6.0f} ms, cpu {times[1] * 1000:6.0f} ms"
 
 
 def sympy_imported(module, env, cwd):
@@ -137,28 +153,25 @@ def main(argv=None):
             for module in ("startup_module", "startup_module_w4"):
                 subprocess.run([sys.executable, "-c", f"import {module}"], check=True,
                                env=env(root, ""), cwd=folder)
-        empty_time = seconds([sys.executable, "-c", "pass"], ours, folder, args.repeat)
-        print(f"python -c pass: {empty_time * 1000:.0f} ms (best of {args.repeat}); figures "
-              "below are minus this")
+        print(f"python -c \"import <module>\" minus python -c \"pass\" (best of {args.repeat} "
+              "interleaved runs each; the second process: of three times as many)")
         for module in ("startup_module", "startup_module_w4"):
             command = [sys.executable, "-c", f"import {module}"]
-            first = seconds(command, ours, folder, args.repeat, before=empty)
+            first = extra(command, ours, folder, args.repeat, before=empty)
             first_sympy = sympy_imported(module, env(ROOT, os.path.join(folder, "probe")), folder)
             empty()
             subprocess.run(command, env=ours, cwd=folder, check=True)
-            second = seconds(command, ours, folder, args.repeat)
+            second = extra(command, ours, folder, 3 * args.repeat)
             second_sympy = sympy_imported(module, ours, folder)
-            off = seconds(command, env(ROOT, ""), folder, args.repeat)
+            off = extra(command, env(ROOT, ""), folder, args.repeat)
             print(f"{module}:")
-            print(f"  first process  {(first - empty_time) * 1000:8.0f} ms   sympy imported: "
-                  f"{first_sympy}")
-            print(f"  second process {(second - empty_time) * 1000:8.0f} ms   sympy imported: "
-                  f"{second_sympy}")
-            print(f"  cache off      {(off - empty_time) * 1000:8.0f} ms")
+            print(f"  first process   {shown(first)}   sympy imported: {first_sympy}")
+            print(f"  second process  {shown(second)}   sympy imported: {second_sympy}")
+            print(f"  cache off       {shown(off)}")
             if args.baseline:
-                base = seconds(command, env(args.baseline, ""), folder, args.repeat)
-                print(f"  baseline       {(base - empty_time) * 1000:8.0f} ms   ({args.baseline}; "
-                      f"first process / baseline = {(first - empty_time) / (base - empty_time):.2f})")
+                base = extra(command, env(args.baseline, ""), folder, args.repeat)
+                print(f"  baseline        {shown(base)}   (first process / baseline: wall "
+                      f"{first[0] / base[0]:.2f}, cpu {first[1] / base[1]:.2f})")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
