@@ -76,7 +76,9 @@ def environment(folder, cache):
 
 
 def start(folder, cache):
-    return subprocess.Popen([sys.executable, "-c", SCRIPT.format(x=X, y=Y)], cwd=folder,
+    # -W always: a warning repeated from the same line is printed each time, so it can be counted
+    return subprocess.Popen([sys.executable, "-W", "always", "-c", SCRIPT.format(x=X, y=Y)],
+                            cwd=folder,
                             env=environment(folder, cache), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

@@ -100,17 +100,21 @@ def _run(command, env, cwd):
             after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime)
 
 
-def extra(command, env, cwd, repeat, before=None):
-    """What ``command`` costs more than ``python -c "pass"``: (wall, CPU) in seconds, each the best
-    of ``repeat`` runs of the command minus the best of ``repeat`` runs of ``pass`` interleaved
-    with them (so both see the same load). CPU time is the child's user + system time."""
-    best, empty = [float("inf")] * 2, [float("inf")] * 2
+def extra(runs, cwd, repeat):
+    """What each run costs more than ``python -c "pass"``: ``runs`` maps a label to
+    ``(command, env, before)``; each round runs ``pass`` and then every run once (``before()``
+    first, if given), so all see the same load. Returns label → (wall, CPU) in seconds: the best
+    of ``repeat`` rounds minus the best ``pass``. CPU time is the child's user + system time."""
+    best = {label: [float("inf")] * 2 for label in ["pass", *runs]}
     for _ in range(repeat):
-        empty = [min(a, b) for a, b in zip(empty, _run([sys.executable, "-c", "pass"], env, cwd))]
-        if before is not None:
-            before()
-        best = [min(a, b) for a, b in zip(best, _run(command, env, cwd))]
-    return best[0] - empty[0], best[1] - empty[1]
+        for label, (command, env, before) in [("pass", ([sys.executable, "-c", "pass"],
+                                                         next(iter(runs.values()))[1], None)),
+                                              *runs.items()]:
+            if before is not None:
+                before()
+            best[label] = [min(a, b) for a, b in zip(best[label], _run(command, env, cwd))]
+    empty = best.pop("pass")
+    return {label: (b[0] - empty[0], b[1] - empty[1]) for label, b in best.items()}
 
 
 def shown(times):
@@ -153,23 +157,29 @@ def main(argv=None):
             for module in ("startup_module", "startup_module_w4"):
                 subprocess.run([sys.executable, "-c", f"import {module}"], check=True,
                                env=env(root, ""), cwd=folder)
-        print(f"python -c \"import <module>\" minus python -c \"pass\" (best of {args.repeat} "
-              "interleaved runs each; the second process: of three times as many)")
+        print(f"python -c \"import <module>\" minus python -c \"pass\", best of {args.repeat} "
+              "interleaved rounds (the second process: of three times as many)")
         for module in ("startup_module", "startup_module_w4"):
             command = [sys.executable, "-c", f"import {module}"]
-            first = extra(command, ours, folder, args.repeat, before=empty)
+            runs = {"first process": (command, ours, empty),
+                    "cache off": (command, env(ROOT, ""), None)}
+            if args.baseline:
+                runs["baseline"] = (command, env(args.baseline, ""), None)
+            times = extra(runs, folder, args.repeat)
             first_sympy = sympy_imported(module, env(ROOT, os.path.join(folder, "probe")), folder)
             empty()
             subprocess.run(command, env=ours, cwd=folder, check=True)
-            second = extra(command, ours, folder, 3 * args.repeat)
+            times.update(extra({"second process": (command, ours, None)}, folder,
+                               3 * args.repeat))
             second_sympy = sympy_imported(module, ours, folder)
-            off = extra(command, env(ROOT, ""), folder, args.repeat)
             print(f"{module}:")
-            print(f"  first process   {shown(first)}   sympy imported: {first_sympy}")
-            print(f"  second process  {shown(second)}   sympy imported: {second_sympy}")
-            print(f"  cache off       {shown(off)}")
+            print(f"  first process   {shown(times['first process'])}   sympy imported: "
+                  f"{first_sympy}")
+            print(f"  second process  {shown(times['second process'])}   sympy imported: "
+                  f"{second_sympy}")
+            print(f"  cache off       {shown(times['cache off'])}")
             if args.baseline:
-                base = extra(command, env(args.baseline, ""), folder, args.repeat)
+                first, base = times["first process"], times["baseline"]
                 print(f"  baseline        {shown(base)}   (first process / baseline: wall "
                       f"{first[0] / base[0]:.2f}, cpu {first[1] / base[1]:.2f})")
     finally:
