@@ -445,13 +445,23 @@ class _Reader:
                       "every call")
         return rules.Undefined(sympy.Integer(kind))
 
-    def defined(self, value, node, frame):
+    def defined(self, value, node, frame, may_not_run=False):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
-        if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
-                                                         sympy.oo, -sympy.oo):
+        bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+        if not isinstance(value, sympy.Basic) or not value.has(*bad):
+            return value
+        if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
+            value = sympy.piecewise_fold(value)
+        if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
+            return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
+                                     for e, c in value.args])
+        if may_not_run:
+            self.depth += 1
+        try:
             return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
-        return value
+        finally:
+            self.depth -= may_not_run
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
@@ -502,7 +512,7 @@ class _Reader:
                     self.depth -= k > 0
                 if parts[-1] is stop:  # `True or ...`: the rest never runs
                     break
-            return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
+            return (rules.AndThen if isinstance(node.op, ast.And) else rules.OrElse)(*parts)
         value = self.value(node, frame)
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not

@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import Branch, Literal, StopGradient, Undefined, Value, rule_for_class
+from .rules import AndThen, Branch, Literal, OrElse, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -89,14 +89,15 @@ class Printer:
         if type(e) in _COMPARE:
             lhs, rhs = e.lhs, e.rhs  # printed as they are: a rearranged form is another float
             return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
-        if isinstance(e, (sympy.And, sympy.Or)):
-            op = ast.And() if isinstance(e, sympy.And) else ast.Or()
+        if isinstance(e, (sympy.And, sympy.Or, AndThen, OrElse)):
+            conjunction = isinstance(e, (sympy.And, AndThen))
+            op = ast.And() if conjunction else ast.Or()
             parts = [self.node(a) for a in e.args]
             if self.backend == "numpy":  # binary ufuncs: nest them
                 node = parts[0]
                 for part in parts[1:]:
                     node = ast.Call(self.name(
-                        "np.logical_and" if isinstance(e, sympy.And) else "np.logical_or"),
+                        "np.logical_and" if conjunction else "np.logical_or"),
                         [node, part], [])
                 return node
             return ast.BoolOp(op, parts)

@@ -208,6 +208,46 @@ class Branch(Function):
         return True
 
 
+class _InOrder(sympy.logic.boolalg.BooleanFunction):
+    """Python's ``a and b`` / ``a or b``: operands kept in source order (SymPy's ``And``/``Or``
+    sort them), so an operand that raises (``math.log(x) > 1`` after ``x > 0``) is evaluated only
+    where the primal evaluates it. Decided operands fold as Python's short circuit does."""
+
+    stop = neutral = None
+
+    @classmethod
+    def eval(cls, *args):
+        kept = []
+        for arg in args:
+            if arg is cls.stop:
+                return cls.stop
+            if arg is not cls.neutral:
+                kept.append(arg)
+        if not kept:
+            return cls.neutral
+        if len(kept) == 1:
+            return kept[0]
+        return cls(*kept) if len(kept) != len(args) else None
+
+
+class AndThen(_InOrder):
+    """``a and b`` in source order."""
+
+    stop, neutral = S.false, S.true
+
+    def _latex(self, printer):
+        return r" \wedge ".join(printer._print(a) for a in self.args)
+
+
+class OrElse(_InOrder):
+    """``a or b`` in source order."""
+
+    stop, neutral = S.true, S.false
+
+    def _latex(self, printer):
+        return r" \vee ".join(printer._print(a) for a in self.args)
+
+
 def _branches(expr):
     """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
     default, as every ``Piecewise`` the frontend builds)."""

@@ -366,3 +366,44 @@ def test_auto_uses_reverse_for_max_inside_min(tmp_path):
     assert differentiate._branch_in_condition(to_program(f))
     # a = 1 - 2y = 2.171 (the max); the min is x - a + 0.4 = x - 1 + 2y + 0.4 = -2.356
     assert symgrad.grad(f)(-0.5854570756050226, -0.5854570756050226) == (1.0, 2.0)
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("test", ["y > 0 and math.log(x) > 1 or x < -1",
+                                  "x > 0 and math.sqrt(x) > y", "x != 0 and 1 / x > y",
+                                  "x <= 0 or math.log(x) < y", "t <= 0.5 and math.acosh(0.0) == 1"])
+def test_and_or_operands_run_in_source_order(tmp_path, test, strategy, backend):
+    f = _module(tmp_path, f"def f(x, y, t=0.75):\n    if {test}:\n        return x * y\n"
+                          f"    return 3.0 * x\n").f
+    g = symgrad.grad(f, wrt=("x", "y"), strategy=strategy, backend=backend)
+    for x, y in ((-2.0, -1.0), (3.0, 1.0), (-0.5, 2.0), (4.0, 0.5)):
+        try:
+            taken = eval(test, {"math": math}, {"x": x, "y": y, "t": 0.75})  # noqa: S307
+        except ValueError:  # the primal raises here: so does the math gradient
+            if backend == "math":
+                with pytest.raises(ValueError):
+                    g(x, y)
+            continue
+        assert tuple(map(float, g(x, y))) == ((y, x) if taken else (3.0, 0.0)), (test, x, y)
+
+
+UNDEFINED_ON_ONE_BRANCH = """def h(a):
+    a += 1.0
+    if 0.1 < a * a:
+        return 0.0
+    return 0.4
+
+
+def f(t, z):
+    a = 0.5 / h(z)
+    return t * a
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_division_by_a_value_zero_on_one_branch(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, UNDEFINED_ON_ONE_BRANCH).f, strategy=strategy)
+    assert g(1.0, -1.0) == (1.25, 0.0)
+    with pytest.raises(ZeroDivisionError):  # as f(1.0, 2.0)
+        g(1.0, 2.0)
