@@ -556,6 +556,8 @@ class _Reader:
                     return next(iter(v.atoms(rules.Undefined)))
             if all(_constant(a) for a in args):
                 return self.folded(obj, rule.build or rule.sympy, args, node, frame)
+            if rule.sympy in (sympy.Max, sympy.Min):
+                args = rules.repeats_kept(args)
             try:
                 return self.defined((rule.build or rule.sympy)(*args), node, frame)
             except (TypeError, ValueError) as exc:

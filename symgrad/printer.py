@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import AndThen, Branch, Literal, OrElse, StopGradient, Undefined, Value, rule_for_class
+from .rules import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -109,7 +109,7 @@ class Printer:
             if self.backend == "numpy":
                 return self.call("np.logical_not", e.args)
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
-        if isinstance(e, (StopGradient, Value)):
+        if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
         if isinstance(e, Branch):
             cond, a, b = e.args

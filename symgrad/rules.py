@@ -208,6 +208,44 @@ class Branch(Function):
         return True
 
 
+class Copy(Function):
+    """A repeated argument of ``max``/``min`` (``min(t, z, z)``), ``Copy(z, k)`` for the k-th
+    repeat: value and derivative those of ``z``, printed as ``z``. SymPy's ``Max``/``Min`` would
+    drop the repeat, and a tie of k arguments gives each 1/k (docs/conventions.md), so ``z`` gets
+    2/3 of a three-way tie."""
+
+    nargs = 2
+    is_number = False  # never folded or compared as a number: Max keeps it
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
+    def fdiff(self, argindex=1):
+        return S.One if argindex == 1 else S.Zero
+
+    def _latex(self, printer):
+        return printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return printer._print(self.args[0])
+
+
+def repeats_kept(args):
+    """``args`` of ``max``/``min`` with each repeat (equal to an earlier one) as a ``Copy``."""
+    kept = []
+    for arg in args:
+        k = sum(1 for a in kept if a == arg or (a.is_Number and arg.is_Number and
+                                                 float(a) == float(arg)))
+        kept.append(Copy(arg, sympy.Integer(k)) if k else arg)
+    return kept
+
+
 class _InOrder(sympy.logic.boolalg.BooleanFunction):
     """Python's ``a and b`` / ``a or b``: operands kept in source order (SymPy's ``And``/``Or``
     sort them), so an operand that raises (``math.log(x) > 1`` after ``x > 0``) is evaluated only

@@ -407,3 +407,15 @@ def test_division_by_a_value_zero_on_one_branch(tmp_path, strategy):
     assert g(1.0, -1.0) == (1.25, 0.0)
     with pytest.raises(ZeroDivisionError):  # as f(1.0, 2.0)
         g(1.0, 2.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("body, point, expected", [
+    ("min(0.0 - 1.0, z - 1.0, 0.0 - 1.0)", (-1.1, 0.0), (0.0, 1 / 3)),
+    ("min(t, z, z)", (0.25, 0.25), (1 / 3, 2 / 3)),
+    ("max(0.0, 0.0, -z - 0.5)", (0.3, -0.5), (0.0, -1 / 3)),
+    ("max(t, t) + min(t, t, z)", (0.3, 0.3), (1.0 + 2 / 3, 1 / 3)),
+])
+def test_repeated_arguments_of_max_min_count_in_a_tie(tmp_path, body, point, expected, strategy):
+    f = _module(tmp_path, f"def f(t, z):\n    return {body}\n").f
+    assert symgrad.grad(f, strategy=strategy)(*point) == pytest.approx(expected, rel=1e-15)
