@@ -497,8 +497,10 @@ class _Reader:
                     self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
                               "compare numbers with < <= > >= == !=")
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
+            left = self.written(node.left, frame, left)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
+                right = self.written(right_node, frame, right)
                 parts.append(_COMPARE[type(op)](Value(left), Value(right)))
                 left = right
             return sympy.And(*parts)
@@ -517,6 +519,40 @@ class _Reader:
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
         return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
+
+    def written(self, node, frame, value):
+        """A comparison operand as the primal computes it: its operators and calls as written
+        (``rules.Written``) over names, parameters and constants; ``value`` (its SymPy form) where
+        the operand holds anything else (a helper call, a branch-local expression)."""
+        try:
+            return self._written(node, frame)
+        except _NotWritten:
+            return value
+
+    def _written(self, node, frame):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
+            return rules.number(node.value)
+        if isinstance(node, ast.Name):
+            value = self.name(node, frame)
+            if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
+                return value
+        elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
+            return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
+                                 self._written(node.left, frame), self._written(node.right, frame))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self._written(node.operand, frame)
+            return rules.Written(sympy.Integer(-1), operand) if isinstance(node.op, ast.USub) \
+                else operand
+        elif isinstance(node, ast.Call) and not node.keywords and isinstance(
+                node.func, (ast.Name, ast.Attribute)):
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "math") is not None and \
+                    len(node.args) in rule.nargs:
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
+        raise _NotWritten
 
     def call(self, node, frame):
         if dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
@@ -635,6 +671,14 @@ class _Reader:
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+class _NotWritten(Exception):
+    """An operand ``_Reader.written`` cannot keep as written."""
+
+
+_WRITTEN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.Pow: 4, ast.FloorDiv: 5,
+            ast.Mod: 6}
 
 
 def _constant(value):

@@ -11,7 +11,8 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value, rule_for_class
+from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
+                    Written, rule_for_class, written_spelling)
 
 
 def dotted_name(dotted):
@@ -25,6 +26,7 @@ def dotted_name(dotted):
 
 _COMPARE = {sympy.StrictLessThan: ast.Lt, sympy.LessThan: ast.LtE, sympy.StrictGreaterThan: ast.Gt,
             sympy.GreaterThan: ast.GtE, sympy.Equality: ast.Eq, sympy.Unequality: ast.NotEq}
+_WRITTEN_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.Mod)
 _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
 LONG_SUM = 40
 """Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
@@ -111,6 +113,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
+        if isinstance(e, Written):
+            return self.written(e)
         if isinstance(e, Branch):
             cond, a, b = e.args
             if self.backend == "numpy":
@@ -124,6 +128,25 @@ class Printer:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
                            f"{self.backend!r}: {e}")
+
+    def written(self, e):
+        """An operation as the source wrote it (``rules.Written``), printed as written."""
+        code, args = int(e.args[0]), e.args[1:]
+        if code == -1:
+            return ast.UnaryOp(ast.USub(), self.node(args[0]))
+        if code >= 100:
+            rule = RULES[code - 100]
+            printed = written_spelling(rule, self.backend)
+            if printed is None:
+                raise OptionError(f"`{rule.python[0]}` has no spelling for backend "
+                                  f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
+            if printed == "round" or not (self.backend == "numpy" and len(args) > 2):
+                return ast.Call(self.name(printed), [self.node(a) for a in args], [])
+            node = self.node(args[0])
+            for arg in args[1:]:
+                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
+            return node
+        return ast.BinOp(self.node(args[0]), _WRITTEN_AST[code](), self.node(args[1]))
 
     def undefined(self, kind):
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0

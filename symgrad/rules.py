@@ -246,6 +246,72 @@ def repeats_kept(args):
     return kept
 
 
+_WRITTEN_PYTHON = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
+                   lambda a, b: a / b, lambda a, b: a ** b, lambda a, b: a // b, lambda a, b: a % b)
+
+
+class Written(Function):
+    """``a <op> b`` exactly as the source writes it, inside a comparison operand: ``Written(k, a,
+    b)`` is the k-th of ``+ - * / ** // %``, ``Written(-1, a)`` is ``-a`` and ``Written(100 + i,
+    *args)`` a call of ``RULES[i]``. SymPy never rewrites it, and it prints as written (``x ** 2``
+    stays ``x ** 2``, not ``x * x``; ``x / math.sqrt(2.0)`` stays a division), so the comparison
+    sees the very float the primal computes."""
+
+    @classmethod
+    def eval(cls, code, *args):
+        if not all(a.is_Number for a in args):
+            return None
+        try:
+            value = fold(cls._python(int(code)), lambda *a: None, args)
+        except NotComputable:
+            return None
+        return value if value.is_Number else None
+
+    @staticmethod
+    def _python(code):
+        if code == -1:
+            return lambda a: -a
+        if code >= 100:
+            return _resolve(RULES[code - 100].python[0])
+        return _WRITTEN_PYTHON[code]
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        code, args = int(self.args[0]), self.args[1:]
+        if code == -1:
+            return (-args[0]).evalf(prec_to_dps(prec))
+        if code >= 100:
+            rule = RULES[code - 100]
+            return (rule.build or rule.sympy)(*args).evalf(prec_to_dps(prec))
+        return _BINARY_SYMPY[code](*args).evalf(prec_to_dps(prec))
+
+    def _latex(self, printer):
+        return printer._print(self.evaluated())
+
+    def _sympystr(self, printer):
+        return printer._print(self.evaluated())
+
+    def evaluated(self):
+        """The same value as an ordinary SymPy expression."""
+        code, args = int(self.args[0]), [a.evaluated() if isinstance(a, Written) else a
+                                         for a in self.args[1:]]
+        if code == -1:
+            return -args[0]
+        if code >= 100:
+            rule = RULES[code - 100]
+            return (rule.build or rule.sympy)(*args)
+        return _BINARY_SYMPY[code](*args)
+
+
+_BINARY_SYMPY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+                 lambda a, b: power(a, b), lambda a, b: sympy.floor(a / b), sympy.Mod)
+
+
 class _InOrder(sympy.logic.boolalg.BooleanFunction):
     """Python's ``a and b`` / ``a or b``: operands kept in source order (SymPy's ``And``/``Or``
     sort them), so an operand that raises (``math.log(x) > 1`` after ``x > 0``) is evaluated only
@@ -610,6 +676,19 @@ def rule_for_callable(obj):
     """The ``Rule`` whose Python spelling is the object ``obj`` (any alias), or None."""
     found = _CALLABLES.get(id(obj))
     return found[1] if found is not None and found[0] is obj else None
+
+
+def written_spelling(rule, backend):
+    """How a call of ``rule`` written in the source is printed for ``backend`` (``math.sqrt``,
+    ``np.sqrt``, ``abs``), or None."""
+    printed = getattr(rule, backend)
+    if printed:
+        return printed
+    prefix = "math." if backend == "math" else "numpy."
+    for dotted in rule.python:
+        if dotted.startswith(prefix):
+            return dotted if backend == "math" else "np." + dotted[len(prefix):]
+    return None
 
 
 def rule_for_class(cls):

@@ -419,3 +419,27 @@ def test_division_by_a_value_zero_on_one_branch(tmp_path, strategy):
 def test_repeated_arguments_of_max_min_count_in_a_tie(tmp_path, body, point, expected, strategy):
     f = _module(tmp_path, f"def f(t, z):\n    return {body}\n").f
     assert symgrad.grad(f, strategy=strategy)(*point) == pytest.approx(expected, rel=1e-15)
+
+
+# --- comparison operands computed as written (the lead's reproducers) ------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("operand", ["x ** 2", "x / math.sqrt(2.0)", "x + 0.1 + 0.2", "(x - 1) * 3",
+                                     "0.1 * x * 0.2", "-x / 3 + 0.7", "math.exp(x) / 7.0",
+                                     "x * x * x - 2 * x", "abs(x - 0.3) ** 0.5 * 1.1"])
+def test_comparison_operand_is_the_primal_float(tmp_path, operand, strategy):
+    for x in (10.54862188045661, 1.3, 0.7071067811865475, -2.2):
+        boundary = eval(operand, {"math": math}, {"x": x})  # noqa: S307 - the primal's float
+        for op in (">=", ">", "==", "<="):
+            f = _module(tmp_path, f"def f(x):\n    if {operand} {op} {boundary!r}:\n"
+                                  f"        return 3.0 * x\n    return 2.0 * x\n").f
+            expected = 3.0 if eval(f"{operand} {op} {boundary!r}", {"math": math},  # noqa: S307
+                                   {"x": x}) else 2.0
+            assert symgrad.grad(f, strategy=strategy)(x) == expected, (operand, op, x)
+
+
+def test_lead_reproducers(tmp_path):
+    f = _module(tmp_path, "def f(x):\n    return 3.0*x if x ** 2 >= 111.27342357684795 else 2.0*x\n")
+    assert symgrad.grad(f.f)(10.54862188045661) == 2.0
+    g = _module(tmp_path, "def f(x):\n    if x / math.sqrt(2.0) >= 0.9192388155425119:\n"
+                          "        return 3.0*x\n    return 2.0*x\n")
+    assert symgrad.grad(g.f)(1.3) == 2.0
