@@ -382,6 +382,7 @@ class Undefined(Function):
     raises. ``kind`` is 0 (division by zero), 1 (domain error) or 2 (overflow)."""
 
     nargs = 1
+    is_number = False  # never evaluated numerically: it has no value
 
     def _eval_is_real(self):
         return True

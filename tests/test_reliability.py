@@ -443,3 +443,36 @@ def test_lead_reproducers(tmp_path):
     g = _module(tmp_path, "def f(x):\n    if x / math.sqrt(2.0) >= 0.9192388155425119:\n"
                           "        return 3.0*x\n    return 2.0*x\n")
     assert symgrad.grad(g.f)(1.3) == 2.0
+
+
+SLOW_STOPPED = """def f(u):
+    for i in range(1, 4):
+        u += math.acos(math.tanh(math.asinh((1.5 - u) ** 3)))
+    return u * 0.0 + stop_gradient(5 * 1.0 * round(5) / math.floor(u - 0.4))
+"""
+UNDEFINED_HELPER_IN_A_CHAIN = """def h(a):
+    a = 0.0
+    return -(a / a - a * a)
+
+
+def f(y, u, t):
+    if t - y + 0.1 > u:
+        return u * u
+    if 0.25 <= h(u) - math.log(1.5) <= 0.5:
+        return math.exp(u)
+    return t - u + 1.0
+"""
+
+
+def test_nothing_substituted_into_a_stopped_value(tmp_path):
+    f = load_module(tmp_path, "import math\nfrom symgrad import stop_gradient\n\n\n" + SLOW_STOPPED,
+                    "symgrad_reliability").f
+    assert symgrad.grad(f)(-1.3895406561502) == 0.0  # u * 0.0: 0; the stop: 0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_helper_in_a_chained_comparison(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, UNDEFINED_HELPER_IN_A_CHAIN).f, strategy=strategy)
+    assert g(0.1, 0.0, 2.12) == (0.0, 0.0, 0.0)  # the first branch: u * u at u = 0
+    with pytest.raises(ZeroDivisionError):  # h raises, as in the primal
+        g(0.1, 3.0, 0.0)
