@@ -383,7 +383,17 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
-    lines = [(a.target, _lower(a.expr, backend)) for a in _live(program)] + list(results)
+    lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
+    for a in _live(program):
+        expr = _lower(a.expr, backend)
+        lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
+                      a.written))
+        if a.written is not None:
+            back[expr] = a.target
+            if expr.is_Pow:
+                back[sympy.Pow(expr.base, -expr.exp)] = 1 / a.target
+    lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
+        (t, e.xreplace(back) if back else e) for t, e in results]
     for target, expr in lines:
         if isinstance(expr, sympy.Piecewise):
             entries.append(_Entry(target, expr, guarded=True))

@@ -293,8 +293,13 @@ class _Reader:
         if stop and frame.primary and name in self.stop_names:
             value = StopGradient(self.number(value, node, frame))
         if isinstance(value, sympy.Expr) and not value.is_Atom and self.depth == 0:
+            written = None
+            if not isinstance(value, StopGradient) and isinstance(node, (ast.Assign, ast.AugAssign)):
+                source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
+                    ast.Name(name, ast.Load()), node.op, node.value)
+                written = self.written(source, frame, None)
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
-            self.assignments.append(Assignment(symbol, value))
+            self.assignments.append(Assignment(symbol, value, written))
             value = symbol
         frame.env[name] = value
 

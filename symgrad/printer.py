@@ -146,7 +146,8 @@ class Printer:
             for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
-        return ast.BinOp(self.node(args[0]), _WRITTEN_AST[code](), self.node(args[1]))
+        left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
+        return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
 
     def undefined(self, kind):
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0

@@ -19,10 +19,13 @@ RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow"
 
 @dataclass(frozen=True)
 class Assignment:
-    """``target = expr``: ``target`` a real ``sympy.Symbol`` bound once; ``expr`` a SymPy expression."""
+    """``target = expr``: ``target`` a real ``sympy.Symbol`` bound once; ``expr`` a SymPy expression.
+    ``written``: the same value as the source computes it (``rules.Written`` operators over names),
+    printed for the primal's own line so the generated code holds the primal's floats; or None."""
 
     target: sympy.Symbol
     expr: sympy.Basic
+    written: sympy.Basic = None
 
 
 @dataclass

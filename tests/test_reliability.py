@@ -476,3 +476,17 @@ def test_undefined_helper_in_a_chained_comparison(tmp_path, strategy):
     assert g(0.1, 0.0, 2.12) == (0.0, 0.0, 0.0)  # the first branch: u * u at u = 0
     with pytest.raises(ZeroDivisionError):  # h raises, as in the primal
         g(0.1, 3.0, 0.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("operand", ["x ** 2", "x / math.sqrt(2.0)", "(x * x + 1.0) ** 0.5",
+                                     "0.1 * x * 0.2 + 0.3"])
+def test_intermediate_feeding_a_condition_is_the_primal_float(tmp_path, operand, strategy):
+    for x in (10.54862188045661, 1.3, -2.2):
+        boundary = eval(operand, {"math": math}, {"x": x})  # noqa: S307 - the primal's float
+        f = _module(tmp_path, f"def f(x):\n    t = {operand}\n    if t >= {boundary!r}:\n"
+                              f"        return 3.0 * x + t * 0.0\n    return 2.0 * x\n").f
+        assert symgrad.grad(f, strategy=strategy)(x) == 3.0, (operand, x)
+        f = _module(tmp_path, f"def f(x):\n    t = {operand}\n    if t > {boundary!r}:\n"
+                              f"        return 3.0 * x + t * 0.0\n    return 2.0 * x\n").f
+        assert symgrad.grad(f, strategy=strategy)(x) == 2.0, (operand, x)
