@@ -8,6 +8,7 @@ means adding one row here; ``tests/test_rules.py`` checks every row with no new 
 """
 import builtins
 import fractions
+import functools
 import importlib
 import math
 import warnings
@@ -239,9 +240,9 @@ class Copy(Function):
 def repeats_kept(args):
     """``args`` of ``max``/``min`` with each repeat (equal to an earlier one) as a ``Copy``."""
     kept = []
-    for arg in args:
-        k = sum(1 for a in kept if a == arg or (a.is_Number and arg.is_Number and
-                                                 float(a) == float(arg)))
+    for i, arg in enumerate(args):
+        k = sum(1 for a in args[:i] if a == arg or (a.is_Number and arg.is_Number and
+                                                     float(a) == float(arg)))
         kept.append(Copy(arg, sympy.Integer(k)) if k else arg)
     return kept
 
@@ -518,8 +519,15 @@ def _extremum_partial(expr, i):
         wins = mine > other if isinstance(expr, sympy.Max) else mine < other
         return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
     value = Value(expr)
-    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, value)), (0, True)) for a in args])
-    return Piecewise((1 / ties, sympy.Eq(args[i], value)), (0, True))
+    return Piecewise((1 / _tie_count(expr), sympy.Eq(args[i], value)), (0, True))
+
+
+@functools.lru_cache(maxsize=512)
+def _tie_count(expr):
+    """The number of arguments of ``expr`` (a Max or Min) equal to it, as an expression (built once
+    per expression: an 8-argument max has 8 partials sharing it)."""
+    value = Value(expr)
+    return sympy.Add(*[Piecewise((1, sympy.Eq(Value(a), value)), (0, True)) for a in expr.args])
 
 
 def _mod_partial(expr, i):

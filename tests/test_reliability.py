@@ -415,6 +415,8 @@ def test_division_by_a_value_zero_on_one_branch(tmp_path, strategy):
     ("min(t, z, z)", (0.25, 0.25), (1 / 3, 2 / 3)),
     ("max(0.0, 0.0, -z - 0.5)", (0.3, -0.5), (0.0, -1 / 3)),
     ("max(t, t) + min(t, t, z)", (0.3, 0.3), (1.0 + 2 / 3, 1 / 3)),
+    ("min(z, t, t, t)", (-0.62, -0.62), (0.75, 0.25)),
+    ("min(-1.0 - 1.0, z - 2, z - 2, z - 2)", (1.1, 0.0), (0.0, 0.75)),
 ])
 def test_repeated_arguments_of_max_min_count_in_a_tie(tmp_path, body, point, expected, strategy):
     f = _module(tmp_path, f"def f(t, z):\n    return {body}\n").f
