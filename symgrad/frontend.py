@@ -426,8 +426,9 @@ class _Reader:
                              "use + - * / ** // %")
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         for v in (a, b):
-            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
-                return next(iter(v.atoms(rules.Undefined)))
+            undefined = _surely_undefined(v)
+            if undefined is not None:  # computed from an undefined value: undefined too
+                return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
@@ -593,8 +594,9 @@ class _Reader:
                 self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                           "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
             for v in args:
-                if v.has(rules.Undefined):  # computed from an undefined value: undefined too
-                    return next(iter(v.atoms(rules.Undefined)))
+                undefined = _surely_undefined(v)
+                if undefined is not None:  # computed from an undefined value: undefined too
+                    return undefined
             if all(_constant(a) for a in args):
                 return self.folded(obj, rule.build or rule.sympy, args, node, frame)
             if rule.sympy in (sympy.Max, sympy.Min):
@@ -676,6 +678,21 @@ class _Reader:
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _surely_undefined(value):
+    """The ``Undefined`` that ``value`` always computes (outside any branch or condition), or
+    None: ``x + Undefined`` is undefined, ``u if u or math.atanh(1.0) else 4.0`` is not."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, rules.Undefined):
+            return node
+        branch = isinstance(node, (sympy.Piecewise, rules.Branch)) or (
+            isinstance(node, sympy.logic.boolalg.Boolean) and not isinstance(node, sympy.Expr))
+        if not branch:
+            stack.extend(node.args)
+    return None
 
 
 class _NotWritten(Exception):

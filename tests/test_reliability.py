@@ -492,3 +492,20 @@ def test_intermediate_feeding_a_condition_is_the_primal_float(tmp_path, operand,
         f = _module(tmp_path, f"def f(x):\n    t = {operand}\n    if t > {boundary!r}:\n"
                               f"        return 3.0 * x + t * 0.0\n    return 2.0 * x\n").f
         assert symgrad.grad(f, strategy=strategy)(x) == 2.0, (operand, x)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_operand_of_a_short_circuit_in_a_value(tmp_path, strategy):
+    f = _module(tmp_path, "def f(u):\n    u -= u if False or u or math.atanh(1.0) else 4.0\n"
+                          "    return u\n").f
+    assert symgrad.grad(f, strategy=strategy)(1.86) == 0.0  # u - u: atanh(1.0) never runs
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_branch_value_used_later(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    a = x * x if x > 0 else math.log(0.0)\n"
+                          "    return a + 1.0\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.5) == 3.0
+    with pytest.raises(ValueError):
+        g(-1.0)
