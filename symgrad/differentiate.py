@@ -18,7 +18,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
+from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       substituted_outputs)
 from .rules import ZERO, StopGradient, Undefined, Value, rule_for_class
 
@@ -305,24 +305,10 @@ def _symbolic(program, full_output, symbols):
         if out is not None:
             record(out)
     names_back = {**operands, **names_back}
-    memo, replaced = {}, {}
-    return [_replaced(derivative(full_output, s, memo), names_back, replaced) for s in symbols]
+    memo, done = {}, {}
+    return [replaced(derivative(full_output, s, memo), names_back, done) for s in symbols]
 
 
-def _replaced(expr, mapping, memo):
-    """``expr.xreplace(mapping)`` with a memo: a sub-expression repeated many times (the ``max`` of
-    every tie test) is rebuilt once (SymPy's ``Max`` compares its arguments pairwise when built)."""
-    found = memo.get(expr)
-    if found is None:
-        found = mapping.get(expr)
-        if found is None:
-            if expr.is_Atom:
-                found = expr
-            else:
-                args = [_replaced(a, mapping, memo) for a in expr.args]
-                found = expr.func(*args) if args != list(expr.args) else expr
-        memo[expr] = found
-    return found
 
 
 def _reverse(program, out, out_name, symbols, names, assignments):

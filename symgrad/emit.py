@@ -22,7 +22,7 @@ import sympy
 
 from .errors import OptionError
 from .fence import dotted
-from .program import fresh_name
+from .program import fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import StopGradient, rule_for_class
 
@@ -451,7 +451,7 @@ def _cse_body(entries, printer, names):
     for entry in entries:
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
-            expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
+            expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
             if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
                 line = ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [

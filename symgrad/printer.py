@@ -11,6 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
+from .program import replaced
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
                     Written, rule_for_class, written_spelling)
 
@@ -42,7 +43,7 @@ class Printer:
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
         if renamed:
-            e = e.xreplace(renamed)
+            e = replaced(e, renamed)  # memoised: a max repeated in every tie test is rebuilt once
         return self.node(e)
 
     def name(self, dotted):

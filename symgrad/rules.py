@@ -264,8 +264,8 @@ class Written(Function):
             return None
         try:
             value = fold(cls._python(int(code)), lambda *a: None, args)
-        except NotComputable:
-            return None
+        except NotComputable as exc:  # the primal raises here
+            return Undefined(sympy.Integer(exc.kind))
         return value if value.is_Number else None
 
     @staticmethod

@@ -509,3 +509,13 @@ def test_undefined_branch_value_used_later(tmp_path, strategy):
     assert g(1.5) == 3.0
     with pytest.raises(ValueError):
         g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_constant_operand_of_a_comparison(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x, y):\n    if x != 4:\n        return 1.0 * y\n"
+                          "    if math.log(1, 1) < -5:\n        return x\n    return 2.0 * x\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.4, 1.2) == (0.0, 1.0)
+    with pytest.raises(ZeroDivisionError):  # math.log(1, 1) is 0.0 / 0.0
+        g(4.0, 1.2)
