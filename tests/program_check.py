@@ -28,7 +28,7 @@ from pathlib import Path
 import mpmath
 
 import symgrad
-from program_gen import (COND_TAGS, EXPR_TAGS, STMT_TAGS, is_node, source, walk)
+from program_source import COND_TAGS, EXPR_TAGS, STMT_TAGS, is_node, source, walk
 from program_ref import PrimalError, Skip, reference
 from source_modules import load_module
 
@@ -349,5 +349,3 @@ def minimise(failure, budget=60.0):
 def fmt_point(point):
     return "(" + ", ".join(repr(v) for v in point) + ")"
 
-
-__all__ = ["Counts", "Failure", "check", "minimise", "primal_status", "math"]

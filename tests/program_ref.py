@@ -1,14 +1,24 @@
-"""The reference for random programs (``program_gen``): Python's float value and a 50-digit gradient.
+"""The reference for random programs (``program_gen``): the float value and a 50-digit gradient.
 
 Every value is evaluated twice at once (``Value``): ``f``, exactly as the primal computes it in
 Python (same operations in the same order on ints and floats), and ``m``, in mpmath at 50 digits.
-Every decision (a branch, a comparison, the winner of ``max``) is taken on ``f``, as the primal
-takes it; a point is skipped (``Skip``) when ``m`` lies within ``KINK`` of such a decision, of a jump
-(``floor``, ``round``, ``//``, ``%``, ``abs``) or within ``SINGULAR`` of a singularity, or when a value
-exceeds ``HUGE``. A decision between identical sub-trees (``max(a, a)``, an exact tie) is not a
-kink: it holds at every nearby point. ``stop_gradient(e)`` is held at its value at the unperturbed
-point; the branch not taken is never evaluated. The gradient is the central difference with step
-1e-20 of ``m`` in each parameter (the ``f`` side is unperturbed, so every decision is the same).
+The gradient is the central difference with step 1e-20 of ``m`` in each parameter; the ``f`` side
+is not perturbed, and every decision is taken on it, as the primal takes it, so the reference is
+the derivative *of the branch Python takes at the point*, with symgrad's conventions
+(docs/conventions.md) where the function has a kink:
+
+- ``if``/``elif``/``else``, ``a if c else b``, truth tests: the branch taken in float (the other is
+  never evaluated), also at a tie (``x + 1 > y`` with ``y == x + 1`` in float);
+- ``max``/``min``: the float winner; the arguments tied in float share the derivative equally, a
+  repeated argument once per occurrence (``m`` is their mean);
+- ``abs``: the sign of the float value (derivative 0 at 0); ``round``, ``floor``, ``ceil``, ``//``:
+  derivative 0 (``m`` is the float result); ``a % b``: ``a - b*q`` with the float quotient ``q``;
+- ``stop_gradient(e)``: held at its value at the unperturbed point.
+
+A point is skipped (``Skip``) within ``SINGULAR`` of a singularity (division by 0, ``log``/``sqrt``
+at 0, ``asin`` at 1 ...; the derivative is infinite or the float value meaningless there), within
+``KINK`` of a jump of ``a % b`` in ``b`` or of ``atan2`` across its cut, or when a value exceeds
+``HUGE``.
 """
 import builtins
 import math
@@ -88,10 +98,12 @@ def _binary(op, a, b):
     elif op in ("//", "%"):
         if b.varies and abs(b.m) < SINGULAR:
             raise Skip("division near 0")
-        q = a.m / b.m
-        if _near_integer(q):
-            raise Skip("jump of // or %")
-        m = mpmath.floor(q) if op == "//" else a.m - b.m * mpmath.floor(q)
+        if op == "//":
+            m = mpmath.mpf(f)  # derivative 0 (docs/conventions.md)
+        else:
+            if b.varies and _near_integer(a.m / b.m):
+                raise Skip("jump of % in its divisor")
+            m = a.m - b.m * mpmath.mpf(a.f // b.f)
     else:
         m = _power(a, b)
     return _checked(f, m, True)
@@ -124,12 +136,6 @@ def _unary_m(name, args):
         raise Skip("acosh near 1")
     if name == "tan" and abs(mpmath.cos(x)) < SINGULAR:
         raise Skip("tan pole")
-    if name in ("abs", "fabs") and abs(x) < KINK:
-        raise Skip("abs near 0")
-    if name in ("floor", "ceil") and _near_integer(x):
-        raise Skip("jump of floor/ceil")
-    if name == "round" and _near(x - mpmath.floor(x), mpmath.mpf("0.5")):
-        raise Skip("jump of round")
     if name == "atan2":
         y, x = args
         if mpmath.hypot(x, y) < SINGULAR or (x < 0 and abs(y) < KINK):
@@ -142,8 +148,7 @@ def _unary_m(name, args):
     table = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
              "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
              "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
-             "expm1": mpmath.expm1, "sqrt": mpmath.sqrt, "floor": mpmath.floor,
-             "ceil": mpmath.ceil, "round": lambda v: mpmath.mpf(builtins.round(float(v)))}
+             "expm1": mpmath.expm1, "sqrt": mpmath.sqrt}
     if name in table:
         return table[name](*args)
     return getattr(mpmath, name)(*args)  # sin cos tan asin ... erf erfc
@@ -183,14 +188,14 @@ class Run:
         if tag == "ifexp":
             return self.expr(e[2] if self.cond(e[1], env) else e[3], env)
         if tag == "call":
-            return self.call(e[1], [self.expr(a, env) for a in e[2]], e[2])
+            return self.call(e[1], [self.expr(a, env) for a in e[2]])
         if tag == "hcall":
             return self.helper(self.helpers[e[1]], [self.expr(a, env) for a in e[2]])
         if tag == "tuple":
             return tuple(self.expr(a, env) for a in e[1])
         raise AssertionError(e)
 
-    def call(self, spelling, args, trees):
+    def call(self, spelling, args):
         module, _, name = spelling.rpartition(".")
         function = getattr(math, name) if module else getattr(builtins, name)
         f = _python(function, *[a.f for a in args])
@@ -198,32 +203,30 @@ class Run:
         if not varies:
             return _checked(f, None, False)
         if name in ("max", "min"):
-            winner = args[[a.f for a in args].index(f)]
-            tied = [t for a, t in zip(args, trees) if a.varies and _near(a.m, winner.m)]
-            if (tied and len(tied) < len([a for a in args if _near(a.m, winner.m)])) or \
-                    any(t != tied[0] for t in tied):
-                raise Skip("a tie of max/min between different arguments")
-            return _checked(f, winner.m, True)
+            tied = [a.m for a in args if a.f == f]  # the float winner, or the arguments tied
+            return _checked(f, mpmath.fsum(tied) / len(tied), True)  # in float share equally
+        if name in ("abs", "fabs"):
+            x = args[0]
+            return _checked(f, mpmath.mpf(0) if x.f == 0 else x.m if x.f > 0 else -x.m, True)
+        if name in ("floor", "ceil", "round"):
+            return _checked(f, mpmath.mpf(f), True)  # derivative 0
         if name == "pow":
             return _checked(f, _power(*args), True)
         return _checked(f, _unary_m(name, [a.m for a in args]), True)
 
-    def compare(self, op, a, b, ta, tb):
-        result = _python({"<": lambda p, q: p < q, "<=": lambda p, q: p <= q,
-                          ">": lambda p, q: p > q, ">=": lambda p, q: p >= q,
-                          "==": lambda p, q: p == q, "!=": lambda p, q: p != q}[op], a.f, b.f)
-        if (a.varies or b.varies) and ta != tb and _near(a.m, b.m):
-            raise Skip("near a branch boundary")
-        return result
+    def compare(self, op, a, b):
+        return _python({"<": lambda p, q: p < q, "<=": lambda p, q: p <= q,
+                        ">": lambda p, q: p > q, ">=": lambda p, q: p >= q,
+                        "==": lambda p, q: p == q, "!=": lambda p, q: p != q}[op], a.f, b.f)
 
     def cond(self, c, env):
         tag = c[0]
         if tag == "cmp":
             ops, trees = c[1], c[2]
             left = self.expr(trees[0], env)
-            for op, ta, tb in zip(ops, trees, trees[1:]):
-                right = self.expr(tb, env)
-                if not self.compare(op, left, right, ta, tb):
+            for op, tree in zip(ops, trees[1:]):
+                right = self.expr(tree, env)
+                if not self.compare(op, left, right):
                     return False
                 left = right
             return True
@@ -234,10 +237,7 @@ class Run:
         if tag == "not":
             return not self.cond(c[1], env)
         if tag == "truth":
-            v = self.expr(c[1], env)
-            if v.varies and abs(v.m) < KINK:
-                raise Skip("a truth test near 0")
-            return v.f != 0
+            return self.expr(c[1], env).f != 0
         if tag == "bool":
             return c[1]
         raise AssertionError(c)

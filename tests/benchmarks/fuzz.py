@@ -34,7 +34,7 @@ LABELS = {"wrong": "wrong gradients", "wrong value": "wrong values (value_and_gr
 
 
 def run_job(job, options):
-    """Fuzz until the deadline; return (counts, {signature: [count, failures...]}, mirror errors)."""
+    """Fuzz until the deadline: (counts, {signature: [count, failures...]}, mirror errors)."""
     deadline = time.monotonic() + options.seconds
     counts = program_check.Counts()
     found, mirror = {}, []
@@ -109,7 +109,8 @@ def main(argv=None):
             mine += entry[1:]
         mirror += m
     by_kind = {k: sum(e[0] for s, e in found.items() if s[0] == k) for k in KIND_ORDER}
-    print(f"seed {options.seed}, {options.jobs} job(s), {time.monotonic() - start:.0f} s")
+    print(f"symgrad from {Path(program_check.symgrad.__file__).parent}; seed {options.seed}, "
+          f"{options.jobs} job(s), {time.monotonic() - start:.0f} s")
     print(f"programs tried: {counts.programs}")
     print("builds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.builds.items())) +
           f" (stopped after {options.timeout:g} s: {counts.timeouts})")
