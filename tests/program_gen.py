@@ -440,7 +440,8 @@ def cases(points=3, **kw):
 
 def random_points(c, prog, count):
     """``count`` points: random floats, sometimes ints, constants of the program, or a float tie
-    with an earlier coordinate (``y == x``, ``y == x + 1`` computed in float): branch boundaries."""
+    with an earlier coordinate (``y == x``, ``y == x + 1`` computed in float): branch boundaries
+    and max/min ties."""
     constants = sorted({n[1] for n in walk(prog) if n[0] == "num"}, key=repr) or [0.5]
     points = []
     for _ in range(count):
@@ -453,9 +454,12 @@ def random_points(c, prog, count):
                 point.append(float(c.choice(constants)))
             elif r == 2 and point:
                 point.append(c.choice(point))
-            elif r == 3 and point:
+            elif r == 3 and point:  # y == x + 1, 1 - x, x * 0.5, x / 1.5, x ** 2 in float
                 k, other = c.choice(OFFSETS + tuple(constants)), c.choice(point)
-                point.append(c.choice((other + k, k - other, other - k)))
+                ties = [other + k, k - other, other - k, other * k, other * other]
+                if k:
+                    ties.append(other / k)
+                point.append(c.choice(ties))
             else:
                 point.append(round(c.real(-2.5, 2.5), c.choice((1, 2, 17))))
         points.append(tuple(point))

@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 import program_check
 import program_gen
-from program_source import walk
+import symgrad
 from program_ref import Skip, reference
+from program_source import walk
 
 
 CASES = program_gen.cases(max_statements=2, size=5)  # few statements: builds stay fast
@@ -187,3 +188,25 @@ def test_reference_conventions_at_kinks_singularities_and_stopped_values():
     floor = ("program", ("x",), (), (("return", ("call", "math.floor", (x,))),))
     assert _grads(floor, (2.5,)) == (2, [0.0])
     assert _grads(floor, (2.0,)) == (2, [0.0])  # derivative 0 at the jump too
+
+
+# --- the checker reports each kind of failure (a checker that cannot fail would prove nothing) --
+@pytest.mark.parametrize("builder, kind", [
+    (lambda f, strategy: (lambda x: 0.0), "wrong"),
+    (lambda f, strategy: (lambda x: 3), "nonfloat"),
+    (lambda f, strategy: (lambda x: 1 / 0), "raises"),
+    (lambda f, strategy: _raise(RecursionError()), "crash"),
+    (lambda f, strategy: _raise(symgrad.UnsupportedSyntaxError("`x` is not supported")),
+     "refusal"),
+])
+def test_the_checker_reports_each_kind(monkeypatch, builder, kind):
+    square = ("program", ("x",), (), (("return", ("bin", "*", ("var", "x"), ("var", "x"))),))
+    assert program_check.check(square, [(1.5,)], ("auto",)) == []
+    monkeypatch.setattr(symgrad, "grad", builder)
+    failures = program_check.check(square, [(1.5,)], ("auto",))
+    assert [f.kind for f in failures] == [kind]
+    assert failures[0].point == (1.5,)
+
+
+def _raise(error):
+    raise error
