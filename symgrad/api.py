@@ -9,7 +9,11 @@ from .cache import BuildCache, compile_gradient
 from .differentiate import STRATEGIES, differentiate
 from .emit import BACKENDS, emit
 from .errors import OptionError, OutputShapeError
-from .frontend import to_program
+from .adjoint import differentiate_arrays
+from .array_frontend import NeedsShapes, to_program
+from .arrays import as_result
+from .shapes import show
+from .specialise import Specialisations, shapes_pattern
 from .program import Program, fresh_name, real_symbol, substituted_outputs
 
 _CACHE = BuildCache()
@@ -62,8 +66,8 @@ class GradientFunction(functools.partial):
         raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
 
 
-def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-         strategy="auto"):
+def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+         strategy="auto", shapes=None):
     """Differentiate a Python function symbolically; return its compiled gradient.
 
     Usable as ``@grad``, ``@grad(wrt="x")`` and ``grad(f, wrt=("x", 1))``.
@@ -77,8 +81,14 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
             constants (TF's ``tf.gradients(stop_gradients=...)``, PyTensor's ``consider_constant``).
         unconnected: "zero" returns 0.0 for a ``wrt`` the output does not depend on (through
             unstopped paths); "none" returns None there (TF's ``UnconnectedGradients.NONE``).
-        backend: "math" (floats) or "numpy" (elementwise on arrays).
-        strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``).
+        backend: "math" (floats) or "numpy" (elementwise on arrays); None: "math" for scalar
+            code, "numpy" for array code.
+        strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``); array code is
+            always differentiated by reverse accumulation.
+        shapes: for array code, parameter name → tuple of dimension names or ints
+            (``{"X": ("n", "d"), "w": ("d",)}``; scalars left out): the gradient is built at once.
+            None: built at the first call, and again for each new pattern of argument ranks
+            (and size-1 axes), never per size.
 
     Returns:
         A ``GradientFunction``: called with ``f``'s arguments it returns a float when ``wrt`` is one
@@ -88,7 +98,7 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
         UnsupportedSyntaxError: ``f`` uses a construct outside SPEC section 4 (file, line, column).
         SourceUnavailableError: the source of ``f`` or of a helper it calls cannot be read.
         OptionError: an unknown ``wrt`` name, an index out of range, a bad option value.
-        OutputShapeError: ``f`` returns a tuple (use ``jacobian``).
+        OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
     >>> from symgrad import stop_gradient
@@ -99,12 +109,12 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     (6.0, 8.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, shapes=shapes)
     return _entry("grad", f, options)
 
 
-def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-                   strategy="auto"):
+def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+                   strategy="auto", shapes=None):
     """The value of ``f`` and its gradient, from one generated function that shares their work.
 
     Same arguments, options and errors as ``grad``.
@@ -120,12 +130,12 @@ def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", b
     (18.0, (12.0, 9.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, shapes=shapes)
     return _entry("value_and_grad", f, options)
 
 
-def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-             strategy="auto"):
+def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+             strategy="auto", shapes=None):
     """The Jacobian of a function returning a tuple of numbers.
 
     Same arguments, options and errors as ``grad`` (``OutputShapeError`` is not raised).
@@ -142,12 +152,12 @@ def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend
     ((1.0, -0.0), (0.0, 2.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, shapes=shapes)
     return _entry("jacobian", f, options)
 
 
-def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-            strategy="auto"):
+def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+            strategy="auto", shapes=None):
     """The Hessian of a function returning one number, from one generated function.
 
     Same arguments, options and errors as ``grad``. The upper triangle is computed once and
@@ -164,12 +174,12 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     ((2.0, 1.0), (1.0, 0.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, shapes=shapes)
     return _entry("hessian", f, options)
 
 
-def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-        strategy="auto"):
+def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+        strategy="auto", shapes=None):
     """The vector-Jacobian product of a function returning a tuple: reverse mode with a seed.
 
     Same options as ``grad``; ``wrt`` names parameters of ``f``.
@@ -190,7 +200,7 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     (1.0, 0.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy)
+                   backend=backend, strategy=strategy, shapes=shapes)
     return _entry("vjp", f, options)
 
 
@@ -201,27 +211,82 @@ def _entry(kind, f, options):
     return build(kind, f, **options)
 
 
-def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy):
+def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shapes=None):
     """Build (or fetch from the cache) the ``GradientFunction`` of kind ``kind`` for ``f``."""
     stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
         stop_gradients or ())
-    key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy)
+    key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy,
+           _freeze_shapes(shapes))
     cached = _CACHE.get(f, key)
     if cached is not None:
         return cached
-    if backend not in BACKENDS:
+    if backend is not None and backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
     if backend == "numpy" and importlib.util.find_spec("numpy") is None:
         raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    if shapes is not None and not isinstance(shapes, dict):
+        raise OptionError(f"shapes must be a dict of parameter name → tuple, not {shapes!r}")
+    options = (kind, f, wrt, stop_gradients, unconnected, backend, strategy)
     with distribute(False):  # keep 2*(x - y) as written: SymPy would expand it to 2*x - 2*y
-        built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+        if isinstance(f, GradientFunction):
+            built = _build(*options)
+        else:
+            try:
+                program = to_program(f, stop_gradients, shapes)
+            except NeedsShapes:  # array code without shapes: built per pattern, at each call
+                built = ArrayGradientFunction(f, kind, options)
+            else:
+                if program.arrays is None:
+                    built = _build(*options, program=program)
+                else:
+                    built = ArrayGradientFunction(f, kind, options)
+                    built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
+                                              None, program)
     return _CACHE.put(f, key, built)
 
 
-def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
-    program = _primal_program(f, stop_gradients)
+class ArrayGradientFunction(GradientFunction):
+    """The derivative of array code: one build per pattern of argument ranks and size-1 axes.
+
+    Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
+    sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
+    those of the latest specialisation built (None before the first); ``specialisations`` maps
+    each pattern (per parameter, a size-1 flag per axis) to its ``GradientFunction``.
+    """
+
+    def __new__(cls, primal, kind, options):
+        def build_one(shapes, program=None):
+            with distribute(False):
+                if program is None:
+                    program = to_program(primal, options[3], shapes)
+                return _build(*options, program=program)
+        state = Specialisations(primal, build_one)
+        self = functools.partial.__new__(cls, state)
+        self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
+        self.specialisations = state
+        return self
+
+    def _latest(self, attribute):
+        latest = self.specialisations.latest
+        return None if latest is None else getattr(latest, attribute)
+
+    source = property(lambda self: self._latest("source"))
+    program = property(lambda self: self._latest("program"))
+    wrt = property(lambda self: self._latest("wrt"))
+    function = property(lambda self: self._latest("function"))
+
+    def __repr__(self):
+        return f"<ArrayGradientFunction {self.kind} of {self.primal.__name__}, " \
+               f"{len(self.specialisations.by_pattern)} specialisation(s)>"
+
+
+def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None):
+    program = program or _primal_program(f, stop_gradients)
+    if program.arrays is not None:
+        return _build_arrays(kind, f, program, wrt, unconnected, backend)
+    backend = backend or "math"
     names, single = normalize_wrt(program, wrt)
     outputs = len(program.outputs)
     if kind in ("grad", "value_and_grad", "hessian") and outputs != 1:
@@ -259,8 +324,58 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
                             kind=kind, backend=backend)
 
 
+def _build_arrays(kind, f, program, wrt, unconnected, backend):
+    """A specialisation of array code: reverse accumulation, printed for NumPy."""
+    if backend not in (None, "numpy"):
+        raise OptionError(f"array code is printed for backend 'numpy', not {backend!r}")
+    if kind in ("jacobian", "hessian"):
+        raise OptionError(f"{kind} of array code is not supported yet: use symgrad.grad, or "
+                          "symgrad.vjp with a cotangent per output")
+    names, single = normalize_wrt(program, wrt)
+    info = program.arrays
+    outputs = program.outputs
+    shapes = [info.shapes.of(out) for out in outputs]
+    if kind in ("grad", "value_and_grad") and (len(outputs) != 1 or shapes[0]):
+        what = f"an array of shape {show(shapes[0])}" if len(outputs) == 1 else \
+            f"{len(outputs)} values"
+        raise OutputShapeError(f"{kind} needs a function returning one number (a 0-d value); "
+                               f"`{program.name}` returns {what}: use symgrad.jacobian, or "
+                               "symgrad.vjp with a cotangent")
+    cotangents = None
+    if kind == "vjp":
+        used = set(program.names)
+        cotangents = tuple(real_symbol(fresh_name(f"d{n}", used)) for n in program.output_names)
+        program = Program(name=program.name, params=program.params + cotangents, defaults=(),
+                          assignments=program.assignments, outputs=outputs,
+                          output_names=program.output_names, origin=program.origin,
+                          static=dict(program.static), names=used)
+        table = info.shapes.copy()
+        table.table.update(zip(cotangents, shapes))
+        program.arrays = info.with_shapes(table)
+    derivative = differentiate_arrays(program, names, unconnected, cotangents)
+    layout = 0 if single else tuple(range(len(names)))
+    if kind == "value_and_grad":
+        derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
+        derivative.output_names = ("value",) + derivative.output_names
+        layout = (0, _shift(layout, 1))
+    name, source = emit(derivative, kind=kind, backend="numpy", wrt=names, layout=layout)
+    derivative.name = name
+    function = compile_gradient(source, name, "numpy", info.constants)
+    return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
+                            kind=kind, backend="numpy")
+
+
+def _freeze_shapes(shapes):
+    if not isinstance(shapes, dict):
+        return shapes
+    return tuple(sorted((k, tuple(v) if isinstance(v, (tuple, list)) else v)
+                        for k, v in shapes.items()))
+
+
 def _primal_program(f, stop_gradients):
     if isinstance(f, GradientFunction):
+        if isinstance(f, ArrayGradientFunction):
+            raise OptionError("derivatives of array gradients are not supported yet")
         if stop_gradients:
             raise OptionError("stop_gradients cannot be applied to a GradientFunction: pass them "
                               "when building the first derivative")

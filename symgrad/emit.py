@@ -20,6 +20,7 @@ import warnings
 
 import sympy
 
+from .array_emit import expand_statements, size_lines
 from .errors import OptionError
 from .program import fresh_name
 from .printer import Printer, dotted_name
@@ -70,9 +71,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     for a in program.assignments:
         if _int_valued(a.expr, ints):
             ints.add(a.target)
+    arrays = program.arrays
+    if arrays is not None:  # statements for index adjoints; results are already shaped
+        body = expand_statements(body, names)
     for index in used:
         if values[index] is None:
             body.append(_assign(results[index], ast.Constant(None)))
+        elif arrays is not None:
+            continue
         elif backend == "math" and _int_valued(values[index], ints):  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
         elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
@@ -88,6 +94,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                 prelude.append(_assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
+    if arrays is not None:
+        prelude.extend(size_lines(arrays, body))
     params = [ast.arg(p.name) for p in program.params]
     defaults = [ast.Constant(v) for v in program.defaults]
     node = ast.FunctionDef(

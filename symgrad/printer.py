@@ -109,6 +109,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, StopGradient):
             return self.node(e.args[0])
+        if getattr(e, "rule", None) is not None:  # an array node: its row prints it
+            return e.rule.numpy(self, e)
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:

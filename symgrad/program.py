@@ -39,6 +39,8 @@ class Program:
         output_names: a name per output, for ``d<out>_d<wrt>``.
         origin: "file.py, line 12" of the primal, for the docstring.
         names: every identifier in use, so later stages create fresh ones.
+        arrays: None for a scalar program; else a ``shapes.ArrayInfo`` (the shape of each array
+            symbol, where each size is read, the constant arrays).
     """
 
     name: str
@@ -50,6 +52,7 @@ class Program:
     origin: str
     static: dict = field(default_factory=dict)
     names: set = field(default_factory=set)
+    arrays: object = None
 
     @property
     def param_names(self):

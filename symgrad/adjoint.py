@@ -1,0 +1,237 @@
+"""Reverse accumulation on array programs: the array strategy of ``differentiate``.
+
+The pass of ``differentiate._reverse``, over values that are arrays: walking the assignments from
+last to first, each target's adjoint (exactly its shape) is pushed to what its expression uses:
+
+- through an elementwise expression, SymPy differentiates the scalar body once
+  (``ū += v̄ · ∂φ/∂u``, elementwise, never a Jacobian matrix), and the contribution is summed back
+  over the axes ``u`` was broadcast along (leading axes, size-1 axes: ``fit``);
+- through an array node, its row's ``vjp`` gives the contribution to each input.
+
+Every adjoint is carried as ``(c, a)``: a scalar factor ``c`` (0-d) times an array ``a``. The pass is
+linear in the adjoints, so scalar factors ride outside and meet the smallest operand:
+``2.0 * (X.T @ r) / n``, never ``X.T @ (2.0 * r / n)`` (a pass over n elements saved).
+"""
+import sympy
+from sympy import S
+
+from .arrays import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
+                     as_result, broadcast_to, merge_index_adjoints, reduce_)
+from .differentiate import _names_back, derivative, reached_symbols
+from .errors import OptionError
+from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
+from .rules import StopGradient
+from .shapes import ONE, is_dim, size
+
+_VIEWS = (TRANSPOSE, RESHAPE, INDEX, EXPAND_DIMS, BROADCAST_TO)
+
+
+def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
+    """The derivative Program of an array program, by reverse accumulation.
+
+    Args:
+        program: a ``Program`` with ``arrays`` set (``array_frontend.to_program``).
+        wrt: tuple of parameter names, in result order.
+        unconnected: "zero" or "none" (as ``differentiate``).
+        cotangents: None for ``grad`` (every output 0-d, seeded with 1); or a tuple of symbols, one
+            cotangent per output, shaped like it (``vjp``): one result per wrt.
+
+    Returns:
+        A ``Program`` whose outputs are the gradients, each wrapped as a result of exactly its
+        parameter's shape (a float for a scalar), named ``d<out>_d<wrt>``.
+
+    Raises:
+        OptionError: an unknown ``unconnected``.
+    """
+    if unconnected not in ("zero", "none"):
+        raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
+    info = program.arrays
+    shapes = info.shapes.copy()
+    by_name = dict(zip(program.param_names, program.params))
+    symbols = [by_name[w] for w in wrt]
+    names = set(program.names)
+    assignments = list(program.assignments)
+    fresh = set()
+    if cotangents is None:
+        jobs = [([(out, S.One)], name, [out]) for out, name in
+                zip(program.outputs, program.output_names)]
+    else:
+        jobs = [(list(zip(program.outputs, cotangents)), program.name, list(program.outputs))]
+    outputs, output_names = [], []
+    for seeds, out_name, outs in jobs:
+        reached = set().union(*(reached_symbols(program, o) for o in outs))
+        grads = _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fresh)
+        for w, symbol, g in zip(wrt, symbols, grads):
+            if unconnected == "none" and symbol not in reached:
+                outputs.append(None)
+            else:
+                outputs.append(as_result(g, shapes.of(symbol), copy=_aliases(g, fresh)))
+            output_names.append(f"d{out_name}_d{w}")
+    result = Program(name=program.name, params=program.params, defaults=program.defaults,
+                     assignments=assignments, outputs=tuple(outputs),
+                     output_names=tuple(output_names), origin=program.origin,
+                     static=dict(program.static), names=names)
+    for attribute in ("kwonly",):  # fields other branches of the IR may add
+        if hasattr(program, attribute):
+            setattr(result, attribute, getattr(program, attribute))
+    result.arrays = info.with_shapes(shapes)
+    return result
+
+
+def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fresh):
+    adjoints = {}  # symbol -> [(c, a)]: contributions c * a, a of exactly the symbol's shape
+
+    def add(symbol, c, a):
+        if c != 0 and a != 0 and not is_dim(symbol):
+            adjoints.setdefault(symbol, []).append((c, a))
+
+    def push(expr, c, g, names_back=None, out=None):
+        if expr.is_Symbol:
+            add(expr, c, g)
+            return
+        if expr.is_Atom or isinstance(expr, StopGradient):
+            return
+        rule = getattr(expr, "rule", None)
+        if rule is not None:
+            context = _Context(shapes, expr if out is None else out)
+            for i, arg in enumerate(expr.inputs):
+                if _active(arg):
+                    push(arg, c, rule.vjp(expr, g, i, context))
+            return
+        memo = {}
+        for s in active_symbols(expr):
+            if is_dim(s):
+                continue
+            partial = derivative(expr, s, memo)
+            if partial == 0:
+                continue
+            if names_back:
+                partial = partial.xreplace(names_back)
+            pc, pa = _split(partial, shapes)
+            add(s, c * pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
+
+    for out, seed in seeds:
+        pc, pa = _split(seed, shapes)
+        push(out, pc, pa)
+    for a in reversed(program.assignments):
+        if not isinstance(a, Assignment):
+            continue
+        parts = adjoints.pop(a.target, None)
+        if not parts:
+            continue
+        c, g = _combine(parts)
+        if c == 0 or g == 0:
+            continue
+        if not g.is_Atom and not isinstance(g, BROADCAST_TO.node):
+            symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
+            assignments.append(Assignment(symbol, g))
+            shapes.table[symbol] = shapes.of(g)
+            fresh.add(symbol)
+            g = symbol
+        push(a.expr, c, g, _names_back(a), a.target)
+    results = []
+    for s in symbols:
+        parts = adjoints.get(s)
+        if not parts:
+            results.append(S.Zero)
+            continue
+        c, g = _combine(parts)
+        results.append(c * g)
+    return results
+
+
+class _Context:
+    """What a row's ``vjp`` may ask: shapes, the node's value, summing back to a shape."""
+
+    def __init__(self, shapes, out):
+        self.shapes, self.out = shapes, out
+
+    def shape(self, expr):
+        return self.shapes.of(expr)
+
+    def unbroadcast(self, g, shape):
+        return fit(g, shape, self.shapes)
+
+
+def _active(expr):
+    return any(not is_dim(s) for s in active_symbols(expr))
+
+
+def _split(expr, shapes):
+    """``expr`` as (its 0-d factors, the rest)."""
+    scalar, array = [], []
+    for factor in sympy.Mul.make_args(expr):
+        (array if shapes.of(factor) else scalar).append(factor)
+    return sympy.Mul(*scalar), sympy.Mul(*array)
+
+
+def _times(g, partial, shapes):
+    """``g * partial`` elementwise; a stretched ``g`` is left unstretched where ``partial`` has
+    the full shape anyway (``np.broadcast_to(1.0, (n,)) * e`` is ``e``)."""
+    if partial == 1:
+        return g
+    if isinstance(g, BROADCAST_TO.node) and shapes.of(partial) == g.params[0]:
+        return g.inputs[0] * partial
+    return g * partial
+
+
+def fit(e, target, shapes):
+    """``e`` summed back (or stretched) to exactly ``target``: the axes it has beyond ``target``
+    (leading ones, and those where ``target`` has size 1) are summed, NumPy's broadcast undone."""
+    target = tuple(target)
+    have = shapes.of(e)
+    if have == target:
+        return e
+    lead = max(len(have) - len(target), 0)
+    shift = len(target) - len(have)  # target axis of e's axis k: k + shift
+    summed = tuple(k for k in range(len(have)) if k < lead or (
+        k + shift >= 0 and target[k + shift] == ONE and have[k] != ONE))
+    if summed and isinstance(e, BROADCAST_TO.node):
+        inner = shapes.of(e.inputs[0])
+        inner = (ONE,) * (len(have) - len(inner)) + tuple(inner)
+        if all(inner[k] == ONE for k in summed):  # the sum of a stretched value: a count
+            return fit(e.inputs[0] * size([have[k] for k in summed]), target, shapes)
+    leading = tuple(k for k in summed if k < lead)
+    if leading:
+        e = reduce_(SUM, e, leading, False, len(have))
+    kept = tuple(k - len(leading) for k in summed if k >= lead)
+    if kept:
+        e = reduce_(SUM, e, kept, True, len(have) - len(leading))
+    if shapes.of(e) != target:
+        e = broadcast_to(e, target)
+    return e
+
+
+def _combine(parts):
+    """The sum of contributions ``[(c, a)]`` as one ``(c, a)``; index adjoints of one shape share a
+    buffer (``z = np.zeros(shape)``, then one ``+=`` per piece)."""
+    factors = {c for c, _ in parts}
+    if len(factors) == 1:
+        c, arrays = parts[0][0], [a for _, a in parts]
+    else:
+        c, arrays = S.One, []
+        for ci, a in parts:
+            if isinstance(a, INDEX_ADJOINT.node):
+                a = INDEX_ADJOINT.make(*[ci * g for g in a.inputs], params=a.params)
+            else:
+                a = ci * a
+            arrays.append(a)
+    scattered = [a for a in arrays if isinstance(a, INDEX_ADJOINT.node)]
+    rest = [a for a in arrays if not isinstance(a, INDEX_ADJOINT.node)]
+    by_shape = {}
+    for a in scattered:
+        by_shape.setdefault(a.params[0], []).append(a)
+    merged = [merge_index_adjoints(group) if len(group) > 1 else group[0]
+              for group in by_shape.values()]
+    return c, sympy.Add(*merged, *rest)
+
+
+def _aliases(g, fresh):
+    """Whether the result ``g`` could be (a view of) an argument, a constant or a primal value:
+    then it is returned as a copy."""
+    coefficient, rest = g.as_coeff_Mul()
+    if coefficient == 1:
+        g = rest
+    while getattr(g, "rule", None) in _VIEWS:
+        g = g.inputs[0]
+    return g.is_Symbol and g not in fresh
