@@ -24,6 +24,8 @@ from .rules import StopGradient
 from .shapes import ONE, is_dim, size
 
 _VIEWS = (TRANSPOSE, RESHAPE, INDEX, EXPAND_DIMS, BROADCAST_TO)
+_UNIFORM = (SUM, TRANSPOSE, RESHAPE, EXPAND_DIMS)
+"""Rows whose input adjoint is the same everywhere when their output's is (a stretched number)."""
 
 
 def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
@@ -94,8 +96,13 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         rule = getattr(expr, "rule", None)
         if rule is not None:
             context = _Context(shapes, expr if out is None else out)
+            uniform = _uniform(g, shapes)
             for i, arg in enumerate(expr.inputs):
-                if _active(arg):
+                if not _active(arg):
+                    continue
+                if uniform is not None and rule in _UNIFORM:  # every element gets the same
+                    push(arg, c, broadcast_to(uniform, shapes.of(arg)))
+                else:
                     push(arg, c, rule.vjp(expr, g, i, context))
             return
         memo = {}
@@ -119,10 +126,11 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue
-        c, g = _combine(parts)
+        c, g = _combine(parts, shapes)
         if c == 0 or g == 0:
             continue
-        if not g.is_Atom and not isinstance(g, BROADCAST_TO.node):
+        if not g.is_Atom and not isinstance(g, BROADCAST_TO.node) and not (
+                isinstance(g, SUM.node) and g.params[1]):  # left inline: reshaped or broadcast
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, g))
             shapes.table[symbol] = shapes.of(g)
@@ -135,7 +143,7 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         if not parts:
             results.append(S.Zero)
             continue
-        c, g = _combine(parts)
+        c, g = _combine(parts, shapes)
         results.append(c * g)
     return results
 
@@ -151,6 +159,15 @@ class _Context:
 
     def unbroadcast(self, g, shape):
         return fit(g, shape, self.shapes)
+
+
+def _uniform(g, shapes):
+    """The 0-d value of a cotangent that is one number stretched to a shape, else None."""
+    if isinstance(g, BROADCAST_TO.node) and not shapes.of(g.inputs[0]):
+        return g.inputs[0]
+    if not g.is_Atom and not shapes.of(g):
+        return None
+    return None
 
 
 def _active(expr):
@@ -202,20 +219,23 @@ def fit(e, target, shapes):
     return e
 
 
-def _combine(parts):
+def _combine(parts, shapes):
     """The sum of contributions ``[(c, a)]`` as one ``(c, a)``; index adjoints of one shape share a
     buffer (``z = np.zeros(shape)``, then one ``+=`` per piece)."""
     factors = {c for c, _ in parts}
     if len(factors) == 1:
-        c, arrays = parts[0][0], [a for _, a in parts]
-    else:
-        c, arrays = S.One, []
-        for ci, a in parts:
-            if isinstance(a, INDEX_ADJOINT.node):
-                a = INDEX_ADJOINT.make(*[ci * g for g in a.inputs], params=a.params)
-            else:
-                a = ci * a
-            arrays.append(a)
+        c, scales = parts[0][0], [S.One] * len(parts)
+    else:  # 2/n and -2/n share 1/n; factors that share nothing are applied to their terms
+        common = {ci.as_coeff_Mul()[1] for ci, _ in parts}
+        c = common.pop() if len(common) == 1 else S.One
+        scales = [ci / c for ci, _ in parts]
+    arrays = []
+    for scale, (_, a) in zip(scales, parts):
+        if scale != 1 and isinstance(a, INDEX_ADJOINT.node):
+            a = INDEX_ADJOINT.make(*[scale * g for g in a.inputs], params=a.params)
+        elif scale != 1:
+            a = scale * a
+        arrays.append(a)
     scattered = [a for a in arrays if isinstance(a, INDEX_ADJOINT.node)]
     rest = [a for a in arrays if not isinstance(a, INDEX_ADJOINT.node)]
     by_shape = {}
@@ -223,7 +243,22 @@ def _combine(parts):
         by_shape.setdefault(a.params[0], []).append(a)
     merged = [merge_index_adjoints(group) if len(group) > 1 else group[0]
               for group in by_shape.values()]
-    return c, sympy.Add(*merged, *rest)
+    total = sympy.Add(*merged, *rest)
+    if len(merged) + len(rest) > 1:  # beside a full-shape term, a stretched one needs no stretch
+        plain = sympy.Add(*[_unstretched(t) for t in merged + rest])
+        if shapes.of(plain) == shapes.of(total):
+            total = plain
+    return c, total
+
+
+def _unstretched(term):
+    """``np.broadcast_to(h, S) * k`` as ``h * k`` (only used beside a full-shape term)."""
+    if isinstance(term, BROADCAST_TO.node):
+        return term.inputs[0]
+    if term.is_Mul:
+        return sympy.Mul(*[_unstretched(f) if isinstance(f, BROADCAST_TO.node) else f
+                           for f in term.args])
+    return term
 
 
 def _aliases(g, fresh):

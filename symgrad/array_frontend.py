@@ -180,6 +180,7 @@ class ArrayReader(_Reader):
         self.dim_names = {}  # provisional dimension -> the name the code gives it
         self.provisional = []
         self.used_arrays = False
+        self.bound_nodes = {}  # array node -> the symbol it is bound to
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -269,8 +270,13 @@ class ArrayReader(_Reader):
             self.shape_at(value, node, frame))
 
     def anonymous(self, expr, label):
-        """Bind ``expr`` (an array node) to a fresh name of its own."""
+        """Bind ``expr`` (an array node) to a fresh name of its own (the same node read twice,
+        ``x[:-1]`` in two places, is one name: nodes have no side effects)."""
+        found = self.bound_nodes.get(expr)
+        if found is not None:
+            return found
         symbol = real_symbol(fresh_name(label, self.names, self.source_names))
+        self.bound_nodes[expr] = symbol
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
         return symbol

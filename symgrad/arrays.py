@@ -294,6 +294,8 @@ def _matmul_shape(node, shapes, dims):
 def _matmul_vjp(node, g, i, ctx):
     a, b = node.inputs
     ra, rb = len(ctx.shape(a)), len(ctx.shape(b))
+    if isinstance(g, BROADCAST_TO.node) and not ctx.shape(g.inputs[0]):
+        return _matmul_uniform_vjp(node, g.inputs[0], i, ctx)
     if i == 0:
         if rb == 1:
             return g * b if ra == 1 else expand_dims(g, (1,)) * b  # outer(g, b)
@@ -301,6 +303,19 @@ def _matmul_vjp(node, g, i, ctx):
     if ra == 1:
         return g * a if rb == 1 else expand_dims(a, (1,)) * g  # outer(a, g)
     return matmul(transpose(a, (1, 0)), g)
+
+
+def _matmul_uniform_vjp(node, h, i, ctx):
+    """The vjp of ``a @ b`` for a cotangent that is one number ``h`` everywhere: sums, not
+    products with a matrix of ones."""
+    a, b = node.inputs
+    sa, sb = ctx.shape(a), ctx.shape(b)
+    target = sa if i == 0 else sb
+    if i == 0:  # every row of the adjoint of a is h * (the row sums of b)
+        rows = h * reduce_(SUM, b, (len(sb) - 1,), False, len(sb)) if len(sb) == 2 else h * b
+        return broadcast_to(rows, target) if len(sa) == 2 else rows
+    columns = h * reduce_(SUM, a, (0,), False, len(sa)) if len(sa) == 2 else h * a
+    return broadcast_to(expand_dims(columns, (1,)), target) if len(sb) == 2 else columns
 
 
 def _matmul_print(printer, node):
@@ -347,7 +362,15 @@ def _to_shape(node, shapes, _):
 
 
 def _reshape_vjp(node, g, i, ctx):
-    return reshape(g, ctx.shape(node.inputs[0]))
+    target = ctx.shape(node.inputs[0])
+    if ctx.shape(g) == target:
+        return g
+    if isinstance(g, SUM.node) and g.params[1]:  # np.sum(.., keepdims=True) reshaped: no keepdims
+        axes, _, rank = g.params
+        plain = reduce_(SUM, g.inputs[0], axes, False, rank)
+        if ctx.shape(plain) == target:
+            return plain
+    return reshape(g, target)
 
 
 def _reshape_print(printer, node):
