@@ -140,6 +140,9 @@ class _Arguments:
                       "keep the number of elements")
         return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
 
+    def index_entry(self, value, dim):
+        return self.reader.index_value(value, dim, self.node, self.frame)
+
     def array_of(self, value):
         if isinstance(value, sympy.Expr):
             return value
@@ -372,14 +375,12 @@ class ArrayReader(_Reader):
 
     def comparison(self, node, frame):
         """A comparison as an elementwise condition (its truth value is checked where used)."""
-        if len(node.ops) > 1:
-            left = self.value(node.left, frame)
-            if self.is_array(left, node, frame):
-                self.fail(node, frame, "a chained comparison of arrays asks for the truth value "
-                          "of an array", "compare once per condition: (a < x) & (x < b) "
-                          "inside np.where")
-            return super().condition(node, frame)
-        return super().condition(node, frame)
+        cond = super().condition(node, frame)
+        if len(node.ops) > 1 and self.is_array(cond, node, frame):
+            self.fail(node, frame, "a chained comparison of arrays asks for the truth value of "
+                      "an array", "compare once per condition: np.where((a < x) & (x < b), ...)"
+                      " is not supported either; nest np.where calls")
+        return cond
 
     def condition(self, node, frame):
         cond = super().condition(node, frame)
@@ -463,7 +464,10 @@ class ArrayReader(_Reader):
             if bounds[2] == 0:
                 self.fail(item, frame, "a slice step cannot be zero", "use a step of 1 or more")
             return ("slice", *bounds)
-        value = self.value(item, frame)
+        return self.index_value(self.value(item, frame), dim, item, frame)
+
+    def index_value(self, value, dim, item, frame):
+        """One index (an int, a constant int array or list) as an entry of an index spec."""
         if _is_condition(value) or (
                 isinstance(value, sympy.Symbol) and value.name in self.constants
                 and self.constants[value.name].dtype.kind == "b"):
@@ -488,7 +492,11 @@ class ArrayReader(_Reader):
             self.fail(item, frame, "indexing with an array computed from the arguments is not "
                       "supported", "index with ints, slices or a constant int array; for a "
                       "mask use np.where")
-        return ("int", self.integer(item, frame))
+        if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer:
+            self.fail(item, frame, "an index must be an int known when the gradient is built",
+                      "count from the end with a negative int: x[-1]")
+        return self.fail(item, frame, "an index must be an int, a slice, None or a constant int "
+                         "array", "check the index")
 
     def _check_range(self, indices, dim, item, frame):
         if indices.size and dim.is_Integer and not (-int(dim) <= indices.min() and

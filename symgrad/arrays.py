@@ -142,6 +142,10 @@ def int_ast(d):
     if d.is_Mul:
         if d.could_extract_minus_sign():
             return ast.UnaryOp(ast.USub(), int_ast(-d))
+        coefficient, rest = d.as_coeff_Mul()
+        if coefficient.is_Rational and not coefficient.is_Integer:  # n*d/2: (n * d) // 2
+            return ast.BinOp(int_ast(coefficient.p * rest), ast.FloorDiv(),
+                             ast.Constant(int(coefficient.q)))
         factors = d.as_ordered_factors()
         node = int_ast(factors[0])
         for f in factors[1:]:
@@ -204,6 +208,13 @@ def as_result(x, shape, copy=False):
     return RESULT.make(x, params=(tuple(shape), bool(copy)))
 
 
+def where(condition, a, b):
+    """``np.where`` inside an adjoint. Not a ``Piecewise``: SymPy folds a ``Piecewise`` out of
+    any function around it, which would be wrong through a reduction; both sides are always safe
+    to compute here."""
+    return WHERE.make(condition, sympy.sympify(a), sympy.sympify(b))
+
+
 def keep(g, axes, keepdims):
     """A reduction's output (or cotangent) with its reduced axes back as size 1, for
     broadcasting against the input (leading axes need none: broadcasting adds them)."""
@@ -232,7 +243,7 @@ def _extremum_vjp(node, g, i, ctx):
     """Ties share: each of the k elements equal to the max gets g / k (JAX, autograd)."""
     axes, keepdims, rank = node.params
     x = node.inputs[0]
-    mask = sympy.Piecewise((1, sympy.Eq(x, keep(ctx.out, axes, keepdims))), (0, True))
+    mask = where(sympy.Eq(x, keep(ctx.out, axes, keepdims)), 1, 0)
     count = reduce_(SUM, mask, axes, True, rank)
     return keep(g, axes, keepdims) * mask / count
 
@@ -243,10 +254,10 @@ def _prod_vjp(node, g, i, ctx):
     axes, keepdims, rank = node.params
     x = node.inputs[0]
     zero = sympy.Eq(x, 0)
-    nonzero = reduce_(PROD, sympy.Piecewise((1, zero), (x, True)), axes, True, rank)
-    zeros = reduce_(SUM, sympy.Piecewise((1, zero), (0, True)), axes, True, rank)
-    others = sympy.Piecewise((sympy.Piecewise((nonzero, sympy.Eq(zeros, 1)), (0, True)), zero),
-                             (sympy.Piecewise((nonzero / x, sympy.Eq(zeros, 0)), (0, True)), True))
+    nonzero = reduce_(PROD, where(zero, 1, x), axes, True, rank)
+    zeros = reduce_(SUM, where(zero, 1, 0), axes, True, rank)
+    others = where(zero, where(sympy.Eq(zeros, 1), nonzero, 0),
+                   where(sympy.Eq(zeros, 0), nonzero / where(zero, 1, x), 0))
     return keep(g, axes, keepdims) * others
 
 
@@ -486,6 +497,16 @@ def _index_print(printer, node):
     return ast.Subscript(printer.node(node.inputs[0]), spec_ast(node.params), ast.Load())
 
 
+def _read_take(ctx, a, indices=REQUIRED, axis=None):
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    if axis is None and len(shape) != 1:
+        ctx.fail("np.take without an axis flattens the array first", "pass axis=")
+    k = 0 if axis is None else ctx.axes(axis, len(shape))[0]
+    entry = ctx.index_entry(indices, shape[k])
+    return index(x, (("slice", None, None, None),) * k + (entry,))
+
+
 def _index_adjoint_shape(node, shapes, _):
     return node.params[0]
 
@@ -570,6 +591,33 @@ def _read_like(value):
     return read
 
 
+def _arange_shape(node, shapes, _):
+    start, stop, step = node.params
+    length = sympy.ceiling((stop - start) / step)
+    return (sympy.Integer(max(int(length), 0)) if length.is_Number else length,)
+
+
+def _arange_print(printer, node):
+    def number(v):
+        return int_ast(v) if v.is_integer else printer.node(v)
+    start, stop, step = node.params
+    args = [number(stop)] if start == 0 and step == 1 else [number(start), number(stop)] + (
+        [number(step)] if step != 1 else [])
+    return _call(printer, "np.arange", args)
+
+
+def _read_arange(ctx, start, stop=None, step=None, dtype=None):
+    values = (sympy.Integer(0), start, sympy.Integer(1)) if stop is None else (
+        start, stop, sympy.Integer(1) if step is None else step)
+    for v in values:
+        if not isinstance(v, sympy.Expr) or not (v.is_Number or v.is_integer) or ctx.shape(v):
+            ctx.fail("np.arange takes numbers or sizes known when the gradient is built",
+                     "pass ints, floats or sizes (len(x), x.shape[0])")
+    if values[2] == 0:
+        ctx.fail("np.arange with a step of 0", "use a nonzero step")
+    return ARANGE.make(params=tuple(values))
+
+
 def _result_shape(node, shapes, _):
     return node.params[0]
 
@@ -590,6 +638,20 @@ def _result_print(printer, node):
         return _call(printer, "np.array", [printer.node(x)], [("dtype", ast.Name("float",
                                                                                    ast.Load()))])
     return printer.node(x)
+
+
+def _where_shape(node, shapes, dims):
+    return dims.broadcast(*shapes)
+
+
+def _where_print(printer, node):
+    c, a, b = node.inputs
+    return _call(printer, "np.where", [printer.node(c), printer.node(_float(a)),
+                                       printer.node(_float(b))])
+
+
+def _float(value):
+    return sympy.Float(value) if value.is_Number else value
 
 
 # --- elementwise spellings ------------------------------------------------------------------
@@ -662,17 +724,25 @@ SQUEEZE = ArrayRule("squeeze", ("numpy.squeeze",), ("squeeze",), (("a", REQUIRED
                     read=_read_squeeze)
 INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
                   label="item")
+TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices", REQUIRED),
+                                                    ("axis", None)), read=_read_take)
 INDEX_ADJOINT = ArrayRule("index_adjoint", (), (), (), shape=_index_adjoint_shape,
                           numpy=_index_adjoint_print, label="scattered")
 ARRAY_OF = ArrayRule("array", ("numpy.array", "numpy.asarray"), (),
                      (("object", REQUIRED), ("dtype", None)), read=_read_array,
                      shape=_array_of_shape, vjp=_array_of_vjp, numpy=_array_of_print,
                      label="stacked")
+ARANGE = ArrayRule("arange", ("numpy.arange",), (), (("start", REQUIRED), ("stop", None),
+                                                    ("step", None), ("dtype", None)),
+                   read=_read_arange, shape=_arange_shape, vjp=None, numpy=_arange_print,
+                   label="steps")
+WHERE = ArrayRule("where_adjoint", (), (), (), shape=_where_shape, numpy=_where_print,
+                  label="chosen")
 RESULT = ArrayRule("result", (), (), (), shape=_result_shape, numpy=_result_print)
 
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
-    INDEX, INDEX_ADJOINT, ARRAY_OF, RESULT,
+    INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),

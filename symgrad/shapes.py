@@ -11,7 +11,8 @@ builds its own specialisation), which is what lets broadcasting be resolved at b
 expression: elementwise expressions broadcast their operands (NumPy's rule), array nodes
 (``arrays.ArrayNode``) apply their row's shape rule. While a function is read, two dimensions that
 must be equal (the inner sizes of ``X @ w``, the two sides of ``x + y``) are *unified*: a
-call-time dimension takes the other's value; two different names given in ``shapes=`` raise.
+call-time dimension takes the other's value, a named one the size of a constant array; two
+different names given in ``shapes=`` raise.
 """
 import sympy
 
@@ -78,8 +79,8 @@ class Shapes:
         a, b = self.dim(a), self.dim(b)
         if a == b:
             return a
-        for this, other in ((a, b), (b, a)):
-            if this.is_Symbol and this not in self.named:
+        for this, other in ((a, b), (b, a)):  # a call-time size takes any; a named one an int
+            if this.is_Symbol and (this not in self.named or other.is_Integer):
                 self.subst[this] = other
                 self._memo.clear()
                 return other
