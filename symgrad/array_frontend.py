@@ -229,10 +229,13 @@ class ArrayReader(_Reader):
     def _finish(self, program):
         dims = self.dims
         final, taken = {}, set(program.names)
+        preferred_names = {}
+        for d, name in self.dim_names.items():
+            preferred_names.setdefault(dims.dim(d), name)
         for symbol in self.provisional:
             value = dims.dim(symbol)
             if value.is_Symbol and value in self.provisional and value not in final:
-                preferred = self.dim_names.get(value)
+                preferred = preferred_names.get(value)
                 if preferred is None or preferred in self.names:
                     preferred = next((n for n in _POOL if n not in taken), None) or fresh_name(
                         "n", taken)
@@ -415,6 +418,13 @@ class ArrayReader(_Reader):
             return self.fail(node, frame, f"shapes {exc}", "check the shapes of the operands")
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
+
+    def sequence(self, value, node, frame):
+        if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
+            return self.fail(node, frame, "a Python loop over the elements of an array is not "
+                             "supported", "vectorise: use whole-array operations (np.sum, "
+                             "slices, np.where) instead of a loop")
+        return super().sequence(value, node, frame)
 
     # --- subscripts ---------------------------------------------------------------------------
     def subscript(self, base, node, frame):

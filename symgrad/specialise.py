@@ -46,6 +46,7 @@ class Specialisations:
         self.params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
         self.by_pattern = {}
         self.latest = None
+        self._last_shapes, self._last = None, None
 
     def pattern(self, args, kwargs):
         if kwargs or len(args) < len(self.params):
@@ -65,8 +66,14 @@ class Specialisations:
         return built
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:  # the same shapes as the last call: the same build (one comparison)
+            shapes = tuple([getattr(a, "shape", a.__class__) for a in args])
+            if shapes == self._last_shapes:
+                return self._last(*args)
         pattern = self.pattern(args, kwargs)
         built = self.by_pattern.get(pattern)
         if built is None:
             built = self.add(pattern, pattern_shapes(pattern, self.params))
+        if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
+            self._last_shapes, self._last = shapes, built.func
         return built.func(*args, **kwargs)
