@@ -15,7 +15,7 @@ linear in the adjoints, so scalar factors ride outside and meet the smallest ope
 import sympy
 from sympy import S
 
-from .arrays import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
+from .array_ops import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
                      as_result, broadcast_to, merge_index_adjoints, reduce_)
 from .differentiate import _names_back, derivative, reached_symbols
 from .errors import OptionError

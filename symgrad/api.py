@@ -11,7 +11,7 @@ from .emit import BACKENDS, emit
 from .errors import OptionError, OutputShapeError
 from .adjoint import differentiate_arrays
 from .array_frontend import NeedsShapes, to_program
-from .arrays import as_result
+from .array_ops import as_result
 from .shapes import show
 from .specialise import Specialisations, shapes_pattern
 from .program import Program, fresh_name, real_symbol, substituted_outputs

@@ -18,10 +18,12 @@ import sympy
 
 from . import arrays, rules
 from .errors import OptionError
+from .array_arguments import Arguments
+from .array_index import IndexReader
 from .fence import dotted
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .shapes import ONE, ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
+from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, size
 
 try:  # the frontend of issue 7 keeps these in resolve.py
     from .resolve import _Py
@@ -61,117 +63,7 @@ def to_program(function, stop_gradients=(), shapes=None):
     return ArrayReader(frozenset(stop_gradients), shapes).read(function)
 
 
-class _Arguments:
-    """What a row's ``read`` may ask of the call being read (see ``arrays``)."""
-
-    def __init__(self, reader, node, frame):
-        self.reader, self.node, self.frame = reader, node, frame
-
-    def fail(self, what, hint=None):
-        self.reader.fail(self.node, self.frame, what, hint)
-
-    def shape(self, expr):
-        return self.reader.shape_at(expr, self.node, self.frame)
-
-    def bind(self, expr, label):
-        return self.reader.anonymous(expr, label)
-
-    def array(self, value):
-        if isinstance(value, tuple):
-            return self.array_of(value)
-        if isinstance(value, sympy.Expr):
-            return value
-        return self.reader.number(value, self.node, self.frame)
-
-    def scalar(self, value):
-        value = self.array(value)
-        if self.shape(value):
-            self.fail("an array is given where one number is needed", "pass a number")
-        return value
-
-    def condition(self, value):
-        if _is_condition(value):
-            return value
-        return sympy.Ne(self.array(value), 0)
-
-    def flag(self, value):
-        if value in (True, False, sympy.true, sympy.false) or value in (0, 1):
-            return bool(value)
-        return self.fail("this must be True or False, known when the gradient is built",
-                         "write the literal True or False")
-
-    def axes(self, value, rank, ordered=True):
-        if value is None:
-            return tuple(range(rank))
-        items = value if isinstance(value, tuple) else (value,)
-        found = []
-        for item in items:
-            if not isinstance(item, sympy.Integer):
-                self.fail("an axis must be an int known when the gradient is built",
-                          "write the axis as a literal int or a tuple of ints")
-            k = int(item)
-            if not -rank <= k < rank:
-                self.fail(f"axis {k} is out of range for an array of rank {rank}",
-                          "check the axis")
-            found.append(k % rank)
-        if len(set(found)) != len(found):
-            self.fail("an axis is repeated", "name each axis once")
-        return tuple(sorted(found)) if ordered else tuple(found)
-
-    def new_shape(self, value, current):
-        items = value if isinstance(value, tuple) else (value,)
-        dims, unknown = [], None
-        for k, item in enumerate(items):
-            if not isinstance(item, sympy.Expr) or not (item.is_Integer or item.is_integer):
-                self.fail("a shape must be made of ints and array sizes (x.shape[0], len(x))",
-                          "write the shape as a tuple of ints or sizes")
-            if item == -1 and current is not None:
-                if unknown is not None:
-                    self.fail("only one size may be -1", "give the other sizes")
-                unknown = k
-            elif item.is_Integer and item < 1:
-                self.fail(f"the size {item} is not supported", "use sizes of at least 1")
-            dims.append(item)
-        if unknown is not None:
-            dims[unknown] = sympy.simplify(size(current) / size([d for i, d in enumerate(dims)
-                                                                 if i != unknown]))
-        if current is not None and sympy.simplify(size(dims) - size(current)) != 0:
-            self.fail(f"cannot reshape an array of shape {show(current)} into {show(dims)}",
-                      "keep the number of elements")
-        return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
-
-    def index_entry(self, value, dim):
-        return self.reader.index_value(value, dim, self.node, self.frame)
-
-    def array_of(self, value):
-        if isinstance(value, sympy.Expr):
-            return value
-        shape, flat = [], []
-
-        def walk(v, depth):
-            if isinstance(v, tuple):
-                if len(shape) <= depth:
-                    shape.append(len(v))
-                elif shape[depth] != len(v):
-                    self.fail("the rows of this array have different lengths",
-                              "give every row the same length")
-                for item in v:
-                    walk(item, depth + 1)
-            else:
-                if len(shape) != depth:
-                    self.fail("the rows of this array have different depths", "nest evenly")
-                item = self.array(v)
-                if self.shape(item):
-                    self.fail("np.array of arrays is not supported here",
-                              "build arrays from numbers (np.array([a, b]))")
-                flat.append(item)
-        walk(value, 0)
-        if not flat:
-            self.fail("an empty array is not supported", "give it elements")
-        return self.bind(arrays.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")
-
-
-class ArrayReader(_Reader):
+class ArrayReader(IndexReader, _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
     def __init__(self, stop_names, shapes=None):
@@ -426,94 +318,6 @@ class ArrayReader(_Reader):
                              "slices, np.where) instead of a loop")
         return super().sequence(value, node, frame)
 
-    # --- subscripts ---------------------------------------------------------------------------
-    def subscript(self, base, node, frame):
-        """``x[i]``, ``x[1:]``, ``x[::2]``, ``x[:, None]``, ``x[..., 0]``, ``E[INDEX]``."""
-        if not isinstance(base, sympy.Expr):
-            return self.sequence(base, node, frame)
-        self.need_arrays()
-        shape = self.shape_at(base, node, frame)
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        consuming = sum(1 for i in items if not _is_new_axis(i, self, frame) and not (
-            isinstance(i, ast.Constant) and i.value is Ellipsis))
-        spec, new_axes, out = [], [], 0
-        for item in items:
-            if isinstance(item, ast.Constant) and item.value is Ellipsis:
-                for _ in range(len(shape) - consuming):
-                    spec.append(("slice", None, None, None))
-                    out += 1
-                continue
-            if _is_new_axis(item, self, frame):
-                new_axes.append(out)
-                out += 1
-                continue
-            if len(spec) >= len(shape):
-                self.fail(node, frame, f"too many indices for an array of rank {len(shape)}",
-                          "check the index")
-            entry = self.index_item(item, shape[len(spec)], node, frame)
-            spec.append(entry)
-            out += 0 if entry[0] == "int" else (1 if entry[0] == "slice" else len(entry[2]))
-        if sum(1 for e in spec if e[0] == "array") > 1 or (new_axes and any(
-                e[0] == "array" for e in spec)):
-            self.fail(node, frame, "this mix of index arrays is not supported",
-                      "index with one constant index array, or ints, slices and None")
-        while spec and spec[-1] == ("slice", None, None, None):
-            spec.pop()
-        value = base
-        if spec:
-            value = self.node_value(arrays.index(base, tuple(spec)), "item", node, frame)
-        if new_axes:
-            value = self.node_value(arrays.expand_dims(value, tuple(new_axes)), "expanded",
-                                    node, frame)
-        return value
-
-    def index_item(self, item, dim, node, frame):
-        if isinstance(item, ast.Slice):
-            bounds = [None if b is None or (isinstance(b, ast.Constant) and b.value is None)
-                      else self.integer(b, frame) for b in (item.lower, item.upper, item.step)]
-            if bounds[2] == 0:
-                self.fail(item, frame, "a slice step cannot be zero", "use a step of 1 or more")
-            return ("slice", *bounds)
-        return self.index_value(self.value(item, frame), dim, item, frame)
-
-    def index_value(self, value, dim, item, frame):
-        """One index (an int, a constant int array or list) as an entry of an index spec."""
-        if _is_condition(value) or (
-                isinstance(value, sympy.Symbol) and value.name in self.constants
-                and self.constants[value.name].dtype.kind == "b"):
-            self.fail(item, frame, "boolean-mask indexing is not supported (the result's size "
-                      "depends on the values)", "use np.where(mask, x, 0.0) to keep the shape")
-        if isinstance(value, sympy.Symbol) and value.name in self.constants:
-            indices = self.constants[value.name]
-            if indices.dtype.kind not in "iu":
-                self.fail(item, frame, "an index array must hold ints", "index with an int array")
-            self._check_range(indices, dim, item, frame)
-            return ("array", value.name, tuple(indices.shape), ())
-        if isinstance(value, tuple) and all(isinstance(v, sympy.Integer) for v in value):
-            indices = np.array([int(v) for v in value])
-            self._check_range(indices, dim, item, frame)
-            return ("array", None, (len(value),), tuple(int(v) for v in value))
-        if isinstance(value, sympy.Integer):
-            if dim.is_Integer and not -int(dim) <= int(value) < int(dim):
-                self.fail(item, frame, f"index {int(value)} is out of range for size {dim}",
-                          "check the index")
-            return ("int", int(value))
-        if isinstance(value, sympy.Expr) and self.dims.of(value):
-            self.fail(item, frame, "indexing with an array computed from the arguments is not "
-                      "supported", "index with ints, slices or a constant int array; for a "
-                      "mask use np.where")
-        if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer:
-            self.fail(item, frame, "an index must be an int known when the gradient is built",
-                      "count from the end with a negative int: x[-1]")
-        return self.fail(item, frame, "an index must be an int, a slice, None or a constant int "
-                         "array", "check the index")
-
-    def _check_range(self, indices, dim, item, frame):
-        if indices.size and dim.is_Integer and not (-int(dim) <= indices.min() and
-                                                    indices.max() < int(dim)):
-            self.fail(item, frame, f"an index in this array is out of range for size {dim}",
-                      "check the index array")
-
     # --- calls --------------------------------------------------------------------------------
     def call(self, node, frame, *more, **options):
         func = node.func
@@ -609,7 +413,7 @@ class ArrayReader(_Reader):
                     self.fail(node, frame, f"`{spelling}` is missing its argument `{name}`",
                               "check the call")
                 bound[name] = default
-        context = _Arguments(self, node, frame)
+        context = Arguments(self, node, frame)
         try:
             result = rule.read(context, **bound)
         except ShapeError as exc:
@@ -629,7 +433,7 @@ class ArrayReader(_Reader):
             self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are not "
                       "supported", "pass plain positional arguments")
         args = [self.argument(a, frame) for a in node.args]
-        context = _Arguments(self, node, frame)
+        context = Arguments(self, node, frame)
         args = [context.array(a) for a in args]
         shapes = [self.shape_at(a, node, frame) for a in args]
         if any(shapes):
@@ -650,19 +454,6 @@ class ArrayReader(_Reader):
             return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                              f"({str(exc).rstrip('.')})", "pass real numbers")
         return self.shaped(result, shape, node, frame) if shape else result
-
-
-def _is_condition(value):
-    """A SymPy boolean that is not a number (SymPy's symbols are booleans too)."""
-    return isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr)
-
-
-def _is_new_axis(item, reader, frame):
-    if isinstance(item, ast.Constant) and item.value is None:
-        return True
-    if isinstance(item, ast.Attribute) and item.attr == "newaxis":
-        return True
-    return False
 
 
 def _is_numpy(obj):
