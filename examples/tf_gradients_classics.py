@@ -1,7 +1,8 @@
 """The three classic `tf.gradients` experiments (TensorFlow's API docs), written as plain Python.
 
 1. Sum of paths. b = 2a and c = a + b: the gradient of c reaches `a` by two routes, directly (1)
-   and through b (2), and the routes add: dc/da = 1 + 2 = 3.
+   and through b (2), and the routes add: dc/da = 1 + 2 = 3. `tf.gradients(c, [a, b])` also
+   answers dc/db = 1 for the tensor b (what b is computed from held fixed): wrt=("a", "b").
 2. A stopped product. a = 3 w1 and b = stop_gradient(a) * w2 at w1 = w2 = 2: b depends on w1 only
    through the stopped `a`, so db/dw1 = 0 (TF: None with UnconnectedGradients.NONE, symgrad:
    unconnected="none"), and db/dw2 = a = 6.
@@ -37,6 +38,9 @@ def main():
     print(g.source)
     assert g(1.0) == 3.0 and g(-7.5) == 3.0, f"dc/da = 1 + 2 = 3 everywhere, got {g(1.0)}"
     print("ok: sum_of_paths: dc/da = 3 (1 directly + 2 through b)")
+    g = symgrad.grad(sum_of_paths, wrt=("a", "b"))  # b is an intermediate
+    assert g(1.0) == (3.0, 1.0), f"tf.gradients(c, [a, b]) is [3.0, 1.0], got {g(1.0)}"
+    print("ok: sum_of_paths: (dc/da, dc/db) = (3.0, 1.0), as tf.gradients(c, [a, b])")
 
     g = symgrad.grad(stopped_product)
     print(g.source)

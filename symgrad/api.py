@@ -3,12 +3,11 @@ import functools
 import importlib.util
 
 import sympy
-from sympy.core.parameters import distribute
 
 from .cache import BuildCache, compile_gradient
 from .differentiate import STRATEGIES, differentiate
 from .emit import BACKENDS, emit
-from .errors import OptionError, OutputShapeError
+from .errors import OptionError, OutputShapeError, public_entry
 from .adjoint import differentiate_arrays
 from .array_frontend import NeedsShapes, to_program
 from .array_ops import as_result
@@ -28,7 +27,8 @@ class GradientFunction(functools.partial):
     Attributes:
         primal: the function differentiated (the user's function, or a ``GradientFunction``).
         source: the generated Python source (str), one ``def``.
-        wrt: tuple of the parameter names differentiated with respect to, in result order.
+        wrt: tuple of the names (parameters or intermediates) differentiated with respect to, in
+            result order.
         program: the derivative ``Program`` (what ``grad`` of this object differentiates again).
         function: the generated Python function itself.
         kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
@@ -75,8 +75,15 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
     Args:
         f: a plain Python function of float parameters returning one float, or a
             ``GradientFunction`` with one result (for second and higher derivatives).
-        wrt: a parameter name or index, or a tuple of them. None: every positional parameter
-            (except those fixed at build time as ``range`` bounds).
+        wrt: a parameter name or index, an intermediate variable's name, or a tuple of them.
+            None: every positional parameter without a default (a parameter with a default, such
+            as ``delta=1.0``, is a hyperparameter: held constant unless named; a ``range`` bound
+            is fixed at build time). An intermediate (a name the body assigns) gives
+            TensorFlow's ``tf.gradients`` answer for a graph tensor: the derivative of the output
+            with respect to that value, holding what it was computed from fixed; a name assigned
+            more than once means its last top-level value (after an ``if``, the merged value;
+            after a loop, the last iteration's); a parameter's name always means the parameter.
+            The generated function takes ``f``'s parameters either way.
         stop_gradients: names of parameters or intermediate variables of ``f`` to treat as
             constants (TF's ``tf.gradients(stop_gradients=...)``, PyTensor's ``consider_constant``).
         unconnected: "zero" returns 0.0 for a ``wrt`` the output does not depend on (through
@@ -92,12 +99,16 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
 
     Returns:
         A ``GradientFunction``: called with ``f``'s arguments it returns a float when ``wrt`` is one
-        name or index (or None with one parameter), else a tuple of floats in ``wrt`` order.
+        name or index (or None with one parameter without a default), else a tuple of floats in
+        ``wrt`` order.
 
     Raises:
         UnsupportedSyntaxError: ``f`` uses a construct outside SPEC section 4 (file, line, column).
         SourceUnavailableError: the source of ``f`` or of a helper it calls cannot be read.
-        OptionError: an unknown ``wrt`` name, an index out of range, a bad option value.
+        OptionError: an unknown ``wrt`` name (the message lists the parameters and the
+            intermediates), a variable bound only inside a branch or to a tuple, an index out of
+            range, ``wrt=None`` when every parameter has a default, an intermediate of a
+            ``GradientFunction`` (use ``hessian``), a bad option value.
         OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
@@ -107,6 +118,16 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
     ...     return r ** 2 + stop_gradient(r)
     >>> symgrad.grad(energy)(3.0, 4.0)
     (6.0, 8.0)
+    >>> def huber(r, delta=1.0):
+    ...     a = abs(r)
+    ...     return 0.5 * r * r if a <= delta else delta * (a - 0.5 * delta)
+    >>> symgrad.grad(huber)(-3.0)            # delta has a default: held constant
+    -1.0
+    >>> def sum_of_paths(a):
+    ...     b = 2 * a
+    ...     return a + b
+    >>> symgrad.grad(sum_of_paths, wrt=("a", "b"))(1.0)   # b is an intermediate
+    (3.0, 1.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy, shapes=shapes)
@@ -161,7 +182,9 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     """The Hessian of a function returning one number, from one generated function.
 
     Same arguments, options and errors as ``grad``. The upper triangle is computed once and
-    mirrored, so the result is exactly symmetric.
+    mirrored, so the result is exactly symmetric. With an intermediate ``u`` in ``wrt``, its row
+    and column are second derivatives with respect to a perturbation added to ``u``'s value
+    (what ``u`` is computed from held fixed), so mixed entries commute as for parameters.
 
     Returns:
         A ``GradientFunction`` returning a tuple of tuples (row i, column j = ∂²f/∂wrt_i∂wrt_j), or
@@ -182,7 +205,8 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None
         strategy="auto", shapes=None):
     """The vector-Jacobian product of a function returning a tuple: reverse mode with a seed.
 
-    Same options as ``grad``; ``wrt`` names parameters of ``f``.
+    Same options as ``grad``; ``wrt`` names parameters or intermediates of ``f`` (never the
+    cotangents).
 
     Returns:
         A ``GradientFunction`` taking ``f``'s arguments followed by one cotangent per output
@@ -205,10 +229,15 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None
 
 
 def _entry(kind, f, options):
-    """``build`` now, or a decorator that will, when used as ``@grad(wrt=...)``."""
+    """``build`` now, or a decorator that will, when used as ``@grad(wrt=...)``.
+
+    A ``SymgradError`` leaves with a traceback trimmed to the caller's frame (``grad`` ...), see
+    ``errors.public_entry``.
+    """
     if f is None:
-        return lambda function: build(kind, function, **options)
-    return build(kind, f, **options)
+        return lambda function: _entry(kind, function, options)
+    with public_entry(own_frame=False):
+        return build(kind, f, **options)
 
 
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shapes=None):
@@ -229,21 +258,20 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
     if shapes is not None and not isinstance(shapes, dict):
         raise OptionError(f"shapes must be a dict of parameter name → tuple, not {shapes!r}")
     options = (kind, f, wrt, stop_gradients, unconnected, backend, strategy)
-    with distribute(False):  # keep 2*(x - y) as written: SymPy would expand it to 2*x - 2*y
-        if isinstance(f, GradientFunction):
-            built = _build(*options)
+    if isinstance(f, GradientFunction):
+        built = _build(*options)
+    else:
+        try:
+            program = to_program(f, stop_gradients, nodes=wrt_variables(wrt), shapes=shapes)
+        except NeedsShapes:  # array code without shapes: built per pattern, at each call
+            built = ArrayGradientFunction(f, kind, options)
         else:
-            try:
-                program = to_program(f, stop_gradients, shapes)
-            except NeedsShapes:  # array code without shapes: built per pattern, at each call
-                built = ArrayGradientFunction(f, kind, options)
+            if program.arrays is None:
+                built = _build(*options, program=program)
             else:
-                if program.arrays is None:
-                    built = _build(*options, program=program)
-                else:
-                    built = ArrayGradientFunction(f, kind, options)
-                    built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
-                                              None, program)
+                built = ArrayGradientFunction(f, kind, options)
+                built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
+                                          None, program)
     return _CACHE.put(f, key, built)
 
 
@@ -258,10 +286,10 @@ class ArrayGradientFunction(GradientFunction):
 
     def __new__(cls, primal, kind, options):
         def build_one(shapes, program=None):
-            with distribute(False):
-                if program is None:
-                    program = to_program(primal, options[3], shapes)
-                return _build(*options, program=program)
+            if program is None:
+                program = to_program(primal, options[3], nodes=wrt_variables(options[2]),
+                                     shapes=shapes)
+            return _build(*options, program=program)
         state = Specialisations(primal, build_one)
         self = functools.partial.__new__(cls, state)
         self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
@@ -283,7 +311,7 @@ class ArrayGradientFunction(GradientFunction):
 
 
 def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None):
-    program = program or _primal_program(f, stop_gradients)
+    program = program or _primal_program(f, stop_gradients, wrt)
     if program.arrays is not None:
         return _build_arrays(kind, f, program, wrt, unconnected, backend)
     backend = backend or "math"
@@ -301,7 +329,8 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program
     k = len(names)
     grad_layout = 0 if single else tuple(range(k))
     if kind == "hessian":
-        first = differentiate(program, names, strategy=strategy, unconnected="zero")
+        first = differentiate(program, names, strategy=strategy, unconnected="zero",
+                              keep_perturbations=True)
         derivative = differentiate(first, names, strategy=strategy, unconnected=unconnected)
         derivative.output_names = tuple(
             f"d2{program.name}_d{a}_d{b}" for a in names for b in names)
@@ -372,7 +401,7 @@ def _freeze_shapes(shapes):
                         for k, v in shapes.items()))
 
 
-def _primal_program(f, stop_gradients):
+def _primal_program(f, stop_gradients, wrt):
     if isinstance(f, GradientFunction):
         if isinstance(f, ArrayGradientFunction):
             raise OptionError("derivatives of array gradients are not supported yet")
@@ -381,8 +410,15 @@ def _primal_program(f, stop_gradients):
                               "when building the first derivative")
         if None in f.program.outputs:
             raise OptionError("cannot differentiate a gradient built with unconnected='none'")
+        others = [n for n in wrt_variables(wrt) if n not in f.program.param_names]
+        if others:
+            raise OptionError(f"wrt names {others[0]!r}, which is not a parameter of "
+                              f"`{f.func.__name__}` {f.program.param_names}: a gradient is "
+                              "differentiated with respect to its parameters only; for second "
+                              "derivatives with respect to an intermediate use "
+                              "symgrad.hessian(f, wrt=...)")
         return f.program
-    return to_program(f, stop_gradients)
+    return to_program(f, stop_gradients, nodes=wrt_variables(wrt))
 
 
 def _seeded(program):
@@ -393,10 +429,11 @@ def _seeded(program):
     names = set(program.names)
     cotangents = tuple(real_symbol(fresh_name(f"d{n}", names)) for n in program.output_names)
     seeded = sympy.Add(*[c * out for c, out in zip(cotangents, program.outputs)])
-    return Program(name=program.name, params=program.params + cotangents, defaults=(),
-                   assignments=program.assignments, outputs=(seeded,),
+    return Program(name=program.name, params=program.positional + cotangents + program.params[
+        len(program.positional):], defaults=(), assignments=program.assignments, outputs=(seeded,),
                    output_names=(program.name,), origin=program.origin,
-                   static=dict(program.static), names=names)
+                   static=dict(program.static), names=names, kwonly=dict(program.kwonly),
+                   variables=dict(program.variables))
 
 
 def _shift(layout, offset):
@@ -415,17 +452,33 @@ def clear_cache():
 
 
 def normalize_wrt(program, wrt):
-    """``wrt`` as a tuple of parameter names, and whether one value (not a tuple) is returned.
+    """``wrt`` as a tuple of names, and whether one value (not a tuple) is returned.
+
+    ``None`` is every positional parameter without a default (a parameter with a default is a
+    hyperparameter, held constant unless named) and not fixed at build time; a name is a parameter
+    (always, even if the body reassigns it) or else an intermediate variable of ``program.variables``
+    (its last top-level binding); an index is a parameter's position.
 
     Raises:
-        OptionError: an unknown name, an index out of range, a parameter fixed at build time, a
-            repeated name, or a type other than str, int or a tuple of them.
+        OptionError: an unknown name (the message lists the parameters and the intermediates), a
+            variable with no single number value, an index out of range, a parameter fixed at build
+            time, a repeated name, a type other than str, int or a tuple of them, or ``None`` when
+            no parameter lacks a default.
     """
     params = program.param_names
     if wrt is None:
-        names = tuple(p for p in params if p not in program.static)
+        positional = tuple(p.name for p in program.positional)
+        free = positional[:len(positional) - len(program.defaults)] + tuple(
+            name for name, default in program.kwonly.items() if default is None)
+        names = tuple(p for p in free if p not in program.static)
         if not names:
-            raise OptionError(f"`{program.name}` has no parameter to differentiate with respect to")
+            if not params:
+                raise OptionError(f"`{program.name}` has no parameter to differentiate with "
+                                  "respect to")
+            raise OptionError(
+                f"every parameter of `{program.name}` {params} has a default, and wrt=None "
+                "differentiates only those without one (a parameter with a default is a "
+                f"hyperparameter): name them, e.g. wrt={params[0]!r} or wrt={params!r}")
         return names, len(names) == 1
     if isinstance(wrt, (tuple, list)) and not wrt:
         raise OptionError("wrt is empty: name at least one parameter")
@@ -434,15 +487,15 @@ def normalize_wrt(program, wrt):
     names = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, (str, int)):
-            raise OptionError(f"wrt items must be parameter names or indices, not {item!r}")
+            raise OptionError(f"wrt items must be parameter or intermediate names, or parameter "
+                              f"indices, not {item!r}")
         if isinstance(item, int):
             if not -len(params) <= item < len(params):
                 raise OptionError(f"wrt index {item} is out of range for {len(params)} parameters "
                                   f"{params}")
             item = params[item]
         if item not in params:
-            raise OptionError(f"wrt names {item!r}, which is not a parameter of "
-                              f"`{program.name}` {params}")
+            _check_intermediate(program, item)
         if item in program.static:
             raise OptionError(f"`{item}` sets a range() bound, so it is fixed at build time and "
                               "cannot be differentiated")
@@ -450,6 +503,25 @@ def normalize_wrt(program, wrt):
             raise OptionError(f"wrt names {item!r} twice")
         names.append(item)
     return tuple(names), single
+
+
+def _check_intermediate(program, name):
+    """Raise the ``OptionError`` of ``normalize_wrt`` unless ``name`` is a usable intermediate."""
+    if name in program.variables and program.variables[name] is None:
+        raise OptionError(
+            f"wrt names {name!r}, which has no single number value at the end of "
+            f"`{program.name}`: it is bound only inside a branch of an `if` (or after an `if` that "
+            "returns), or to a tuple; assign it at the top level of the function")
+    if name not in program.variables:
+        intermediates = tuple(n for n, s in program.variables.items() if s is not None)
+        raise OptionError(f"wrt names {name!r}, which is neither a parameter of `{program.name}` "
+                          f"{program.param_names} nor one of its intermediates {intermediates}")
+
+
+def wrt_variables(wrt):
+    """The names in ``wrt`` (its str items): what ``to_program(nodes=...)`` must make nodes of."""
+    items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
+    return tuple(item for item in items if isinstance(item, str))
 
 
 def _freeze(value):

@@ -25,10 +25,7 @@ from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, size
 
-try:  # the frontend of issue 7 keeps these in resolve.py
-    from .resolve import _Py
-except ImportError:  # pragma: no cover - the older layout
-    from .frontend import _Py
+from .resolve import _Py
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
@@ -41,12 +38,14 @@ class NeedsShapes(Exception):
     """Internal: the function uses arrays, and no ``shapes=`` says their ranks (build at call)."""
 
 
-def to_program(function, stop_gradients=(), shapes=None):
+def to_program(function, stop_gradients=(), nodes=(), shapes=None):
     """Read a Python function, scalar or array code, into a ``Program``.
 
     Args:
         function: a plain Python function.
         stop_gradients: names of parameters or intermediate variables to treat as constants.
+        nodes: names of intermediate variables that get an assignment of their own (``wrt`` may
+            name them), as ``frontend.to_program``.
         shapes: None (scalar code; ``NeedsShapes`` at the first array construct), or a dict
             parameter name → tuple of dimensions: a name (``"n"``), an int, or None (a call-time
             size other than 1). Parameters left out are scalars.
@@ -60,14 +59,14 @@ def to_program(function, stop_gradients=(), shapes=None):
         SourceUnavailableError: the source of the function or of a helper cannot be read.
         OptionError: ``shapes`` names a parameter ``function`` does not have, or is malformed.
     """
-    return ArrayReader(frozenset(stop_gradients), shapes).read(function)
+    return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
 
 
 class ArrayReader(IndexReader, _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
-    def __init__(self, stop_names, shapes=None):
-        super().__init__(stop_names)
+    def __init__(self, stop_names, nodes=frozenset(), shapes=None):
+        super().__init__(stop_names, nodes)
         self.shape_option = shapes
         self.dims = Shapes()
         self.constants = {}  # name -> array

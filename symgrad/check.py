@@ -1,9 +1,17 @@
-"""Checking a hand-derived gradient: a symbolic verdict first, then numbers at points.
+"""Checking a hand-derived gradient: a bounded symbolic attempt, then 50-digit numbers decide.
 
-``check_grad(f, df)`` reads both functions the way ``grad`` reads ``f``, compares ``df`` with
-symgrad's derivative symbolically (SymPy ``simplify`` of the difference), then evaluates both at
-points. A numeric disagreement is confirmed at 50 significant digits (mpmath, through SymPy's
-``evalf``) before it is reported, so cancellation in floating point never raises a false alarm.
+``check_grad(f, df)`` reads both functions the way ``grad`` reads ``f`` (or takes ``df``'s program
+when it is a ``GradientFunction``) and compares ``df`` with symgrad's derivative, component by
+component:
+
+1. symbolically, within a budget: the difference ``symgrad - df`` is normalised cheaply
+   (``cancel``) and, when it is small, ``simplify``-d; a difference that becomes 0 is proved
+   equal (basis ``"symbolic"``);
+2. numerically: both are evaluated at the points in floats and again at 50 significant digits
+   (mpmath, through SymPy's ``evalf``); the 50-digit values decide, so cancellation in floating
+   point never raises a false alarm, and a correct gradient SymPy cannot simplify is still
+   ``"equal"`` (basis ``"numeric"``).
+
 At a kink (the one-sided slopes differ, e.g. ``abs`` at 0) any value between the one-sided slopes
 is accepted, and the report says so. The report layout follows autograd's ``check_grads``: the
 analytic and the reference value side by side.
@@ -15,15 +23,20 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.core.parameters import distribute
 
-from .api import grad, normalize_wrt
-from .differentiate import differentiate
-from .errors import OutputShapeError
+from .api import GradientFunction, _primal_program, grad, normalize_wrt
+from .differentiate import _substituted_size, differentiate
+from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
 from .program import substituted_outputs, tree_size
 from .rules import StopGradient
 
 DIGITS = 50
-SYMBOLIC_MAX_NODES = 2000  # larger derivatives skip the symbolic comparison (verdict from numbers)
+RANDOM_POINTS = 10  # points drawn when none are given
+SYMBOLIC_MAX_NODES = 2000  # larger expressions skip the symbolic comparison (numbers decide)
+CHEAP_MAX_NODES = 600  # larger differences are not normalised (numbers decide)
+SIMPLIFY_MAX_NODES = 80  # smaller differences not normalised to 0 get SymPy's full `simplify`
+SHOWN_CHARS = 200  # a difference shown in the report is cut to this many characters
+SHOWN_COMPONENTS = 10  # at most this many differing components are listed in the report
 
 
 @dataclass
@@ -31,15 +44,21 @@ class GradientCheck:
     """The report of ``check_grad``.
 
     Attributes:
-        verdict: "equal" (the difference simplifies to 0), "different" (some point differs by more
-            than ``rtol``, confirmed at 50 digits) or "undecided" (not proved equal, no point
-            differs).
-        wrt: the parameter names, in the order of ``df``'s results.
+        verdict: "equal", "different" or "undecided" (only when no point could be evaluated and
+            the difference was not proved 0).
+        basis: how the verdict was reached: "symbolic" (every difference simplifies to 0),
+            "numeric" (decided by the 50-digit values at the points), None for "undecided".
+        wrt: the names (parameters or intermediates), in the order of ``df``'s results.
         names: the component names ``d<out>_d<wrt>``.
-        differences: per component, the simplified SymPy difference (symgrad − df), or None where
-            the expression was too large to simplify.
-        points: the points evaluated (tuples of floats, in parameter order).
-        worst_point: the point with the largest relative error (None without points).
+        differences: per component, the difference symgrad − df after the symbolic attempt: 0
+            where proved equal, else the (partly) simplified SymPy expression, or None where an
+            expression was too large to try.
+        differing: the names of the components that differ at some point (empty unless
+            "different"; empty too when the only difference is that ``df`` raises somewhere).
+        points: the points asked for (tuples of floats, in parameter order).
+        evaluated: how many of them were evaluated (symgrad's gradient did not raise there).
+        worst_point: the point with the largest relative error (a differing one when there is
+            one; None without points).
         worst_component: the name of the component that differs most there.
         worst_error: that relative error in floats, |df − symgrad| / max(1, |symgrad|) (a float
             error not confirmed at 50 digits does not make the verdict "different").
@@ -49,6 +68,7 @@ class GradientCheck:
         rtol: the tolerance used.
         raised: notes of the given points where symgrad's gradient raises (such a point is
             skipped: the derivative is not defined there) or ``df`` raises (a difference).
+        floats_only: notes of the values compared in floats because they have no 50-digit value.
     """
 
     verdict: str
@@ -56,6 +76,9 @@ class GradientCheck:
     names: tuple
     differences: tuple
     points: list
+    basis: str = None
+    differing: tuple = ()
+    evaluated: int = 0
     worst_point: tuple = None
     worst_component: str = None
     worst_error: float = 0.0
@@ -64,48 +87,93 @@ class GradientCheck:
     kinks: list = field(default_factory=list)
     rtol: float = 1e-9
     raised: list = field(default_factory=list)
+    floats_only: list = field(default_factory=list)
 
     def __str__(self):
-        lines = [f"check_grad: {self.verdict} (wrt {', '.join(self.wrt)}, "
-                 f"{len(self.points)} points, rtol {self.rtol:g})"]
-        for name, difference in zip(self.names, self.differences):
-            shown = "not simplified (too large)" if difference is None else str(difference)
-            lines.append(f"  {name}: symgrad - df simplifies to {shown}")
+        basis = f", basis {self.basis}" if self.basis else ""
+        lines = [f"check_grad: {self.verdict}{basis} (wrt {', '.join(self.wrt)}, "
+                 f"{len(self.points)} point{'s' * (len(self.points) != 1)}, rtol {self.rtol:g})"]
+        n, proved = len(self.names), sum(1 for d in self.differences if _is_zero(d))
+        if self.verdict == "different":
+            shown = [name for name in self.names if name in self.differing]
+            for name in shown[:SHOWN_COMPONENTS]:
+                lines.append(f"  {name} differs: symgrad - df = "
+                             f"{_shown(self.differences[self.names.index(name)])}")
+            if len(shown) > SHOWN_COMPONENTS:
+                lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
+            if not shown:
+                pass  # only df raised (see the raised: lines)
+            elif n - len(shown) == 1:
+                lines.append("  the other component agrees")
+            elif len(shown) < n:
+                lines.append(f"  the other {n - len(shown)} of {n} components agree")
+        elif self.basis == "symbolic":
+            lines.append("  symgrad - df simplifies to 0" + (" in every component" * (n > 1)))
+        elif self.basis == "numeric":
+            every = f"all {n} components agree" if n > 1 else "it agrees"
+            how = (f"symgrad - df simplifies to 0 in {proved} of {n}" if n > 1 else
+                   "SymPy did not simplify symgrad - df to 0")
+            lines.append(f"  {every} within rtol at the {self.evaluated} point"
+                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits ({how})")
+        else:
+            lines.append("  no point could be evaluated: pass points= where the function and "
+                         "its gradient are defined")
+            unproved = [(name, d) for name, d in zip(self.names, self.differences)
+                        if not _is_zero(d)]
+            for name, d in unproved[:SHOWN_COMPONENTS]:
+                lines.append(f"  {name}: symgrad - df = {_shown(d)} (not proved 0)")
         if self.worst_point is not None:
             lines.append(f"  worst point {self.worst_point}: {self.worst_component} is "
                          f"{self.got!r} by df, {self.expected!r} by symgrad "
                          f"(relative error {self.worst_error:.3g})")
         lines.extend(f"  kink: {note}" for note in self.kinks)
         lines.extend(f"  raised: {note}" for note in self.raised)
+        lines.extend(f"  floats only: {note}" for note in self.floats_only)
         return "\n".join(lines)
 
 
-def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
+def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"):
     """Check a hand-derived gradient ``df`` of ``f``.
 
+    The verdict is "equal" with basis "symbolic" when every difference symgrad − df simplifies
+    to 0 (within a size budget, so the check stays fast); otherwise the points decide at 50
+    digits: "different" when some component differs by more than ``rtol`` at some point (or
+    ``df`` raises where symgrad's gradient does not), else "equal" with basis "numeric".
+    "undecided" only when no point could be evaluated.
+
     Args:
-        f: the primal, a function symgrad can read (SPEC section 4), returning one number.
+        f: the primal, a function symgrad can read (see docs/language.md) returning one number,
+            or a ``GradientFunction`` with one result (its derivative is then checked).
         df: the hand-derived gradient: same parameters (matched by position), returning one number
-            for one ``wrt`` and a tuple in ``wrt`` order otherwise. Read from source like ``f``.
+            for one ``wrt`` and a tuple in ``wrt`` order otherwise. Read from source like ``f``;
+            a ``GradientFunction`` from ``symgrad.grad`` is taken as it is (its program).
         wrt: as for ``grad``.
-        points: tuples of floats (or floats, for one parameter) to evaluate at; a point where
-            symgrad's gradient raises is skipped and noted; None draws 10 random points (seeded by ``seed``,
-            reproducible) in [-2, 2] where ``f``, its gradient and ``df`` all evaluate.
-        rtol: relative tolerance, on |df − symgrad| / max(1, |symgrad|).
+        points: tuples of floats (or floats, for one parameter) to evaluate at, where a point at
+            which symgrad's gradient raises is skipped and noted; or an int N (N >= 1) to draw N
+            random points; None draws 10. Random points are drawn in [-2, 2] (seeded by
+            ``seed``, reproducible) where ``f``, its gradient and ``df`` all evaluate; a
+            parameter with a default that is not in ``wrt`` keeps its default.
+        rtol: relative tolerance (>= 0), on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
+        strategy: how symgrad's gradient is built, as for ``grad``.
 
     Returns:
-        A ``GradientCheck`` report (``str()`` of it is readable).
+        A ``GradientCheck`` report (``str()`` of it is readable: differences are shown only for
+        the components that differ, each cut to 200 characters).
 
     Raises:
-        OutputShapeError: ``df`` returns a different number of values than there are ``wrt``.
+        OutputShapeError: ``df`` returns a different number of values than there are ``wrt``,
+            or takes a different number of parameters than ``f``.
+        OptionError: ``points`` is an int below 1, ``rtol`` is negative or not a number, or
+            ``df`` is a ``GradientFunction`` other than a gradient (``symgrad.grad``) or built
+            with ``unconnected="none"``.
         The errors of ``grad`` for ``f`` or ``df``.
     """
-    with distribute(False):
-        return _check(f, df, wrt, points, rtol, seed)
+    with public_entry(), distribute(False):
+        return _check(f, df, wrt, points, rtol, seed, strategy)
 
 
-def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
+def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"):
     """Like ``check_grad``, for tests: raise ``AssertionError`` with the report when "different".
 
     Returns:
@@ -113,17 +181,25 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0):
 
     Raises:
         AssertionError: the verdict is "different"; the message is the report.
+        The errors of ``check_grad``.
     """
-    report = check_grad(f, df, wrt=wrt, points=points, rtol=rtol, seed=seed)
+    with public_entry():
+        report = check_grad(f, df, wrt=wrt, points=points, rtol=rtol, seed=seed,
+                            strategy=strategy)
     if report.verdict == "different":
         raise AssertionError(str(report))
     return report
 
 
-def _check(f, df, wrt, points, rtol, seed):
-    primal = to_program(f)
+def _check(f, df, wrt, points, rtol, seed, strategy):
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not rtol >= 0:
+        raise OptionError(f"rtol must be a number >= 0, not {rtol!r}")
+    if isinstance(points, bool) or (isinstance(points, int) and points < 1):
+        raise OptionError(f"points must be point tuples or a number of points >= 1, not "
+                          f"{points!r}")
+    primal = _primal_program(f, (), wrt)
     wrt_names, _single = normalize_wrt(primal, wrt)
-    hand = to_program(df)
+    hand = _hand_program(df)
     if len(hand.outputs) != len(wrt_names):
         count = len(hand.outputs)
         raise OutputShapeError(f"`{hand.name}` returns {count} value{'s' * (count != 1)} for "
@@ -131,65 +207,156 @@ def _check(f, df, wrt, points, rtol, seed):
     if len(hand.params) != len(primal.params):
         raise OutputShapeError(f"`{hand.name}` takes {len(hand.params)} parameters, "
                                f"`{primal.name}` takes {len(primal.params)}")
-    derivative = differentiate(primal, wrt_names)
+    derivative = differentiate(primal, wrt_names, strategy=strategy)
     names = derivative.output_names
     theirs = _in_primal_symbols(hand, primal)
     differences = tuple(_difference(ours, mine) for ours, mine in zip(
         _symbolic(derivative), theirs))
-    gradient = grad(f, wrt=wrt_names)
-    if points is None:
-        points = _random_points(f, gradient, df, primal, seed)
+    gradient = grad(f, wrt=wrt_names, strategy=strategy)
+    if points is None or isinstance(points, int):
+        points = _random_points(f, gradient, df, primal, wrt_names, seed,
+                                points or RANDOM_POINTS)
     else:
         points = [tuple(p) if isinstance(p, (tuple, list)) else (p,) for p in points]
-    worst = dict(error=0.0, point=None, component=None, expected=None, got=None)
-    kinks, different, raised = [], False, []
+    numbers = _Numbers(primal, derivative, hand, wrt_names, rtol)
     for point in points:
-        try:
-            ours = _as_tuple(gradient(*point))
-        except (ArithmeticError, ValueError) as exc:
-            raised.append(f"symgrad's gradient raises {type(exc).__name__} at {point}: {exc}")
-            continue
-        try:
-            mine = _as_tuple(df(*point))
-        except (ArithmeticError, ValueError) as exc:
-            raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives {ours}")
-            different = True
-            continue
-        for i, (a, b) in enumerate(zip(ours, mine)):
-            error = abs(b - a) / max(1.0, abs(a))
-            if error > rtol and _differs_precisely(derivative, hand, i, point, rtol):
-                bounds = _one_sided(primal, wrt_names[i], point)
-                if bounds is not None:
-                    low, high = bounds
-                    kinks.append(f"{names[i]} at {point}: one-sided slopes {float(low):.17g} "
-                                 f"and {float(high):.17g}; df gives {b!r}")
-                    if low - rtol <= b <= high + rtol:
-                        continue
-                different = True
-            if error > worst["error"] or worst["point"] is None:
-                worst.update(error=error, point=tuple(point), component=names[i],
-                             expected=a, got=b)
-    if different:
-        verdict = "different"
-    elif all(d is not None and d == 0 for d in differences):
-        verdict = "equal"
+        numbers.compare(point, gradient, df)
+    differing = tuple(name for i, name in enumerate(names) if i in numbers.differing)
+    if differing or numbers.df_raised:
+        verdict, basis = "different", "numeric"
+    elif all(_is_zero(d) for d in differences):
+        verdict, basis = "equal", "symbolic"
+    elif numbers.evaluated:
+        verdict, basis = "equal", "numeric"
     else:
-        verdict = "undecided"
-    return GradientCheck(verdict=verdict, wrt=wrt_names, names=names, differences=differences,
-                         points=[tuple(p) for p in points], worst_point=worst["point"],
-                         worst_component=worst["component"], worst_error=worst["error"],
-                         expected=worst["expected"], got=worst["got"], kinks=kinks, rtol=rtol,
-                         raised=raised)
+        verdict, basis = "undecided", None
+    worst = numbers.worst
+    return GradientCheck(verdict=verdict, basis=basis, wrt=wrt_names, names=names,
+                         differences=differences, differing=differing,
+                         points=[tuple(p) for p in points], evaluated=numbers.evaluated,
+                         worst_point=worst["point"], worst_component=worst["component"],
+                         worst_error=worst["error"], expected=worst["expected"],
+                         got=worst["got"], kinks=numbers.kinks, rtol=rtol,
+                         raised=numbers.raised, floats_only=numbers.floats_only)
+
+
+def _hand_program(df):
+    """The ``Program`` of ``df``: read from source, or a ``GradientFunction``'s own."""
+    if not isinstance(df, GradientFunction):
+        return to_program(df)
+    if df.kind != "grad":
+        raise OptionError(f"df is a symgrad {df.kind}; check_grad compares gradients: pass "
+                          "symgrad.grad(...) or a hand-derived function")
+    if None in df.program.outputs:
+        raise OptionError("df was built with unconnected='none'; build it with 'zero' to check it")
+    return df.program
+
+
+class _Numbers:
+    """The numeric half: every point compared in floats and at 50 digits, the findings kept."""
+
+    def __init__(self, primal, derivative, hand, wrt_names, rtol):
+        self.primal, self.derivative, self.hand = primal, derivative, hand
+        self.wrt_names, self.rtol = wrt_names, rtol
+        self.names = derivative.output_names
+        self.evaluated, self.differing, self.df_raised = 0, set(), False
+        self.kinks, self.raised, self.floats_only = [], [], []
+        self.worst = dict(error=0.0, point=None, component=None, expected=None, got=None,
+                          differs=False)
+
+    def compare(self, point, gradient, df):
+        try:
+            ours = _as_tuple(_call(gradient, self.primal, point))
+        except _FAILURES as exc:
+            self.raised.append(f"symgrad's gradient raises {type(exc).__name__} at {point}: "
+                               f"{exc}")
+            return
+        self.evaluated += 1
+        try:
+            mine = _as_tuple(_call(df, self.primal, point))
+        except _FAILURES as exc:
+            self.raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives "
+                               f"{ours}")
+            self.df_raised = True
+            return
+        precise_ours, precise_mine = _precise(self.derivative, point), _precise(self.hand, point)
+        for i, (a, b) in enumerate(zip(ours, mine)):
+            error = _relative_error(a, b)
+            if precise_ours[i] is None or precise_mine[i] is None:
+                self.floats_only.append(f"{self.names[i]} at {point}")
+                decisive = error
+            else:
+                decisive = float(abs(precise_mine[i] - precise_ours[i])
+                                 / max(1, abs(precise_ours[i])))
+            differs = decisive > self.rtol and not self._at_kink(i, point, b)
+            if differs:
+                self.differing.add(i)
+            if (differs, error) > (self.worst["differs"], self.worst["error"]) or (
+                    self.worst["point"] is None):
+                self.worst.update(error=error, point=tuple(point), component=self.names[i],
+                                  expected=a, got=b, differs=differs)
+
+    def _at_kink(self, i, point, value):
+        """Whether ``value`` lies between the one-sided slopes at a kink (noted either way)."""
+        bounds = _one_sided(self.primal, self.wrt_names[i], point)
+        if bounds is None:
+            return False
+        low, high = bounds
+        self.kinks.append(f"{self.names[i]} at {point}: one-sided slopes {float(low):.17g} "
+                          f"and {float(high):.17g}; df gives {value!r}")
+        return low - self.rtol <= value <= high + self.rtol
+
+
+def _relative_error(ours, theirs):
+    """|theirs − ours| / max(1, |ours|) in floats; 0 for the same infinity or two NaNs."""
+    if math.isfinite(ours) and math.isfinite(theirs):
+        return abs(theirs - ours) / max(1.0, abs(ours))
+    same = ours == theirs or (math.isnan(ours) and math.isnan(theirs))
+    return 0.0 if same else math.inf
+
+
+def _precise(program, point):
+    """The outputs at 50 digits, None for each one without a finite real value there."""
+    try:
+        values = evaluate(program, point)
+    except (ArithmeticError, TypeError, ValueError):
+        return [None] * len(program.outputs)
+    return [v if isinstance(v, sympy.Number) and v.is_finite else None for v in values]
+
+
+_FAILURES = (ArithmeticError, ValueError, AssertionError)
+"""What a function raises at a point outside its domain (an ``assert`` of the primal included)."""
+
+
+def _call(function, primal, point):
+    """``function`` at ``point`` (a value per parameter of ``primal``), its keyword-only
+    parameters passed by keyword."""
+    split = len(primal.positional)
+    return function(*point[:split], **dict(zip(primal.kwonly, point[split:])))
 
 
 def _as_tuple(value):
     return value if isinstance(value, tuple) else (value,)
 
 
+def _is_zero(difference):
+    return difference is not None and difference == 0
+
+
+def _shown(difference):
+    if difference is None:
+        return "(too large to simplify)"
+    text = str(difference)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+
+
 def _symbolic(program):
-    """The outputs as expressions of the parameters, or None where too large to simplify."""
-    return [out if tree_size(out, SYMBOLIC_MAX_NODES + 1) <= SYMBOLIC_MAX_NODES else None
-            for out in substituted_outputs(program)]
+    """The outputs as expressions of the parameters; all None when one would have more than
+    SYMBOLIC_MAX_NODES nodes (measured without substituting: an unrolled loop can be
+    exponentially large as a tree)."""
+    if _substituted_size(program) > SYMBOLIC_MAX_NODES:
+        return [None] * len(program.outputs)
+    return list(substituted_outputs(program))
 
 
 def _in_primal_symbols(hand, primal):
@@ -198,13 +365,30 @@ def _in_primal_symbols(hand, primal):
 
 
 def _difference(ours, theirs):
+    """symgrad − df simplified within the budget: 0 when proved equal, else the smallest form
+    reached (fewest nodes), which the report shows."""
     if ours is None or theirs is None:
         return None
     difference = _unstop(ours - theirs)
-    try:
-        return sympy.simplify(difference)
-    except Exception:  # noqa: BLE001 - simplify can fail on exotic input; then undecided
-        return None
+    size = tree_size(difference, CHEAP_MAX_NODES + 1)
+    if difference == 0 or size > CHEAP_MAX_NODES:
+        return difference
+    forms = [difference]
+    for attempt in (_normalised, sympy.simplify):
+        if attempt is sympy.simplify and size > SIMPLIFY_MAX_NODES:
+            break
+        try:
+            forms.append(attempt(difference))
+        except Exception:  # noqa: BLE001 - SymPy can fail on exotic input; the numbers decide
+            continue
+        if forms[-1] == 0:
+            return forms[-1]
+    return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4))
+
+
+def _normalised(expr):
+    """A cheap normal form: one fraction, common factors cancelled (functions as variables)."""
+    return sympy.cancel(expr)
 
 
 def _unstop(expr):
@@ -212,17 +396,25 @@ def _unstop(expr):
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
 
 
-def _random_points(f, gradient, hand, primal, seed, wanted=10, tries=200):
+def _random_points(f, gradient, hand, primal, wrt_names, seed, wanted, tries_per_point=20):
     """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
-    at build time (a range() bound) keeps its default."""
+    at build time (a range() bound), or with a default and not in ``wrt`` (a hyperparameter),
+    keeps its default."""
+    names = primal.param_names
+    positional = [p.name for p in primal.positional]
+    fixed = dict(zip(positional[len(positional) - len(primal.defaults):], primal.defaults))
+    fixed.update((name, value) for name, value in primal.kwonly.items() if value is not None)
+    fixed = {name: value for name, value in fixed.items() if name not in wrt_names}
+    fixed.update(primal.static)
     rng = random.Random(seed)
     points = []
-    for _ in range(tries):
-        point = tuple(primal.static[name] if name in primal.static else
-                      round(rng.uniform(-2.0, 2.0), 6) for name in primal.param_names)
+    for _ in range(max(200, tries_per_point * wanted)):
+        point = tuple(fixed[name] if name in fixed else round(rng.uniform(-2.0, 2.0), 6)
+                      for name in names)
         try:
-            values = [f(*point), *_as_tuple(gradient(*point)), *_as_tuple(hand(*point))]
-        except (ArithmeticError, ValueError):
+            values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point)),
+                      *_as_tuple(_call(hand, primal, point))]
+        except _FAILURES:
             continue
         if all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
             points.append(point)
@@ -238,21 +430,17 @@ def evaluate(program, point, digits=DIGITS):
     """
     values = {p: v if isinstance(v, sympy.Float) else sympy.Float(float(v), digits)
               for p, v in zip(program.params, point)}
-    for a in program.assignments:
+    for a in program.bindings:
         values[a.target] = _unstop(a.expr.xreplace(values)).evalf(digits)
     return [None if out is None else _unstop(out.xreplace(values)).evalf(digits)
             for out in program.outputs]
 
 
-def _differs_precisely(derivative, hand, index, point, rtol):
-    """Whether component ``index`` still differs by more than ``rtol`` at 50 digits (so float
-    cancellation in either function is never reported as a difference)."""
-    ours, theirs = evaluate(derivative, point)[index], evaluate(hand, point)[index]
-    return float(abs(theirs - ours) / max(1, abs(ours))) > rtol
-
-
 def _one_sided(primal, name, point, digits=DIGITS):
-    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None."""
+    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None
+    (also for an intermediate variable, which has no argument to move)."""
+    if name not in primal.param_names:
+        return None
     position = primal.param_names.index(name)
     h = sympy.Float(10, digits) ** -20
 
@@ -266,6 +454,8 @@ def _one_sided(primal, name, point, digits=DIGITS):
         left = (centre - value(-h)) / h
         right = (value(h) - centre) / h
     except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not all(isinstance(v, sympy.Number) and v.is_finite for v in (left, right)):
         return None
     if abs(left - right) <= sympy.Float(10, digits) ** -10 * max(1, abs(left)):
         return None

@@ -1,8 +1,13 @@
 """The command line (``python -m symgrad`` and the ``symgrad`` script):
 
-    show FILE:FUNC [--wrt x,y] [--backend numpy] [--latex]   print the generated gradient
-    check FILE:F FILE:DF [--wrt x,y]                         check a hand-derived gradient
-    export FILE:FUNC -o OUT.py [--wrt x,y] [--backend numpy] write a standalone module
+    show FILE:FUNC [--kind K] [--wrt x,y] [--backend numpy] [--strategy S] [--latex]
+                                            print the generated gradient (or K: value_and_grad,
+                                            jacobian, hessian, vjp)
+    check FILE:F FILE:DF [--wrt x,y] [--points N] [--rtol R] [--seed S] [--strategy S]
+                                            check a hand-derived gradient
+    export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend numpy] [--strategy S]
+                                            write a standalone module
+    --version                               print symgrad's version
 
 
 Each subcommand is a function ``_<name>(args)`` that returns an exit status, registered in
@@ -25,12 +30,15 @@ import re
 import sys
 from dataclasses import dataclass
 
-from . import api
+from . import __version__, api
 from .check import check_grad
+from .differentiate import STRATEGIES
 from .errors import SymgradError, UnsupportedSyntaxError
-from .export import export, latex
+from .export import latex, write_module
 
 USAGE_ERROR = 2  # argparse's own status for bad arguments
+KINDS = ("grad", "value_and_grad", "jacobian", "hessian", "vjp")  # the family members, by name
+LISTED_FUNCTIONS = 10  # "no function named" lists at most this many of the file's functions
 _INDEX = re.compile(r"[+-]?\d+")
 
 
@@ -76,7 +84,8 @@ def target(text):
 
 
 def wrt_option(text):
-    """Parse ``--wrt``: comma-separated parameter names or integer indices (an argparse ``type``).
+    """Parse ``--wrt``: comma-separated names (parameters or intermediate variables) or parameter
+    indices (an argparse ``type``).
 
     Args:
         text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple
@@ -184,15 +193,25 @@ def _restore(name, previous):
 
 
 def _suggest(namespace, name):
-    functions = [key for key, value in vars(namespace).items()  # defined there, not imported
-                 if inspect.isfunction(value) and not key.startswith("_")
-                 and value.__module__ == getattr(namespace, "__name__", None)]
+    """A close match, then the functions ``namespace`` defines (not those it imports)."""
+    home = getattr(namespace, "__name__", None) if inspect.ismodule(namespace) else getattr(
+        namespace, "__module__", None)
+    functions = sorted(key for key in vars(namespace) if not key.startswith("__")
+                       and _defined_in(getattr(namespace, key, None), home))
     close = difflib.get_close_matches(name, functions, n=1)
-    if close:
-        return f": did you mean `{close[0]}`?"
-    if functions:
-        return f" (functions: {', '.join(sorted(functions)[:8])})"
-    return ""
+    hint = f": did you mean `{close[0]}`?" if close else ""
+    if not functions:
+        return hint + " (it defines no functions)"
+    listed = ", ".join(functions[:LISTED_FUNCTIONS])
+    more = len(functions) - LISTED_FUNCTIONS
+    listed += f" and {more} more" if more > 0 else ""
+    return f"{hint} (functions: {listed})"
+
+
+def _defined_in(value, module_name):
+    while isinstance(value, api.GradientFunction):  # a @symgrad.grad def is a function
+        value = value.primal
+    return inspect.isfunction(value) and value.__module__ == module_name
 
 
 def _a(noun):
@@ -229,20 +248,28 @@ def _describe(error):
 
 
 # --- subcommands ---------------------------------------------------------------------------------
-def _show(args):
-    """``show FILE:FUNC [--wrt x,y] [--backend B] [--latex]``: print the generated gradient source.
+def _gradient(args):
+    """The ``GradientFunction`` that ``show`` and ``export`` print or write.
 
-    A name bound to a ``GradientFunction`` (a function decorated with ``@symgrad.grad``) shows
-    that object's own source, unless ``--wrt`` or ``--backend`` asks for another build.
+    A name bound to a ``GradientFunction`` (a function decorated with ``@symgrad.grad``) is
+    that object itself, unless ``--kind``, ``--wrt``, ``--backend`` or ``--strategy`` asks for
+    another build (then of the function the decorator differentiated).
     """
     function = load_function(args.target)
+    asked = (args.kind, args.wrt, args.backend, args.strategy)
     if isinstance(function, api.GradientFunction):
-        if args.wrt is None and args.backend is None:
-            gradient = function
-        else:  # other options for the function the decorator differentiated
-            gradient = api.grad(function.primal, wrt=args.wrt, backend=args.backend or "math")
-    else:
-        gradient = api.grad(function, wrt=args.wrt, backend=args.backend or "math")
+        if asked == (None, None, None, None):
+            return function
+        function = function.primal
+    build = getattr(api, args.kind or "grad")
+    return build(function, wrt=args.wrt, backend=args.backend or "math",
+                 strategy=args.strategy or "auto")
+
+
+def _show(args):
+    """``show FILE:FUNC [--kind K] [--wrt x,y] [--backend B] [--strategy S] [--latex]``: print
+    the generated source (or, with ``--latex``, each derivative as LaTeX)."""
+    gradient = _gradient(args)
     if args.latex:
         for name, text in zip(gradient.program.output_names, latex(gradient)):
             print(f"{name} = {text}")
@@ -252,29 +279,23 @@ def _show(args):
 
 
 def _check(args):
-    """``check FILE:F FILE:DF [--wrt x,y]``: the report; status 0 unless "different" (then 1)."""
+    """``check FILE:F FILE:DF [--wrt x,y] [--points N] [--rtol R] [--seed S] [--strategy S]``:
+    print the report; status 0 unless "different" (then 1)."""
     function, hand = load_function(args.target), load_function(args.hand)
     if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
         function = function.primal
-    if isinstance(hand, api.GradientFunction):
-        raise CommandError(f"`{args.hand.name}` is a symgrad gradient, not a hand-derived one: "
-                           "name a plain function")
-    report = check_grad(function, hand, wrt=args.wrt)
+    report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
+                        seed=args.seed, strategy=args.strategy or "auto")
     print(report)
     return 1 if report.verdict == "different" else 0
 
 
 def _export(args):
-    """``export FILE:FUNC -o OUT.py [--wrt x,y] [--backend B]``: write a standalone module."""
-    function = load_function(args.target)
-    if isinstance(function, api.GradientFunction) and args.wrt is None and args.backend is None:
-        gradient = function  # a @symgrad.grad name: export that gradient, as `show` prints it
-    else:
-        if isinstance(function, api.GradientFunction):
-            function = function.primal
-        gradient = api.grad(function, wrt=args.wrt, backend=args.backend or "math")
+    """``export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend B]
+    [--strategy S]``: write a standalone module."""
+    gradient = _gradient(args)
     try:
-        export(gradient, args.output, overwrite=args.force)
+        write_module(gradient, args.output, args.force, "pass --force to replace it")
     except OSError as exc:
         raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.output}: {gradient.func.__name__}")
@@ -285,6 +306,7 @@ def _build_parser():
     parser = argparse.ArgumentParser(
         prog="symgrad",
         description="Differentiate a Python function symbolically into readable gradient code.")
+    parser.add_argument("--version", action="version", version=f"symgrad {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     show = commands.add_parser(
@@ -292,19 +314,28 @@ def _build_parser():
         description="Print the Python source symgrad generates for the gradient of FUNC in FILE.")
     show.add_argument("target", type=target, metavar="FILE:FUNC",
                       help="a Python file and the name of a function defined in it")
-    _add_wrt_and_backend(show)
+    _add_build_options(show)
     show.add_argument("--latex", action="store_true", help="print each derivative as LaTeX")
     show.set_defaults(run=_show)
 
     check = commands.add_parser(
         "check", help="check a hand-derived gradient FILE:DF of FILE:F",
-        description="Compare a hand-derived gradient with symgrad's, symbolically and at points. "
-                    "Exit status 0 when no difference is found, 1 when they differ.")
+        description="Compare a hand-derived gradient with symgrad's, symbolically and at points "
+                    "(decided at 50 digits). Exit status 0 when they agree, 1 when they differ.")
     check.add_argument("target", type=target, metavar="FILE:F", help="the function")
     check.add_argument("hand", type=target, metavar="FILE:DF",
                        help="its hand-derived gradient (same parameters, results in wrt order)")
     check.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
-                       help="parameters the gradient is with respect to (default: all)")
+                       help="parameters or intermediate variables the gradient is with respect "
+                            "to (default: every parameter without a default)")
+    check.add_argument("--points", type=_positive_int, default=None, metavar="N",
+                       help="number of random points (default: 10)")
+    check.add_argument("--rtol", type=_tolerance, default=1e-9, metavar="R",
+                       help="relative tolerance on |df - symgrad| / max(1, |symgrad|) "
+                            "(default: 1e-9)")
+    check.add_argument("--seed", type=int, default=0, metavar="S",
+                       help="seed of the random points (default: 0)")
+    _add_strategy(check)
     check.set_defaults(run=_check)
 
     export_parser = commands.add_parser(
@@ -316,17 +347,50 @@ def _build_parser():
                                help="the file to write")
     export_parser.add_argument("--force", action="store_true",
                                help="replace OUT.py if it exists (never the source file)")
-    _add_wrt_and_backend(export_parser)
+    _add_build_options(export_parser)
     export_parser.set_defaults(run=_export)
     return parser
 
 
-def _add_wrt_and_backend(parser):
+def _add_build_options(parser):
+    parser.add_argument("--kind", choices=KINDS, default=None,
+                        help="which derivative: grad (the default), value_and_grad, jacobian "
+                             "(FUNC returns a tuple), hessian, vjp (a tuple, with cotangents)")
     parser.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
-                        help="parameters to differentiate with respect to: names or indices "
-                             "separated by commas (default: every positional parameter)")
+                        help="what to differentiate with respect to: parameter or intermediate "
+                             "names, or parameter indices, separated by commas (default: every "
+                             "parameter without a default)")
     parser.add_argument("--backend", choices=("math", "numpy"), default=None,
                         help="math (floats, the default) or numpy (elementwise on arrays)")
+    _add_strategy(parser)
+
+
+def _add_strategy(parser):
+    parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+                        help="how the derivative is built: auto (the default), symbolic or "
+                             "reverse")
+
+
+def _positive_int(text):
+    """An argparse ``type``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
+    return value
+
+
+def _tolerance(text):
+    """An argparse ``type``: a finite float >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (0 <= value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 (e.g. 1e-9), not {text!r}")
+    return value
 
 
 def main(argv=None):

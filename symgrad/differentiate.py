@@ -18,9 +18,10 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
+from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs)
-from .rules import ZERO, rule_for_class
+from .rules import ZERO, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -47,7 +48,7 @@ def derivative(expr, symbol, memo=None):
     def has(node):
         found = free.get(node)
         if found is None:
-            found = (node == symbol) if node.is_Symbol else (
+            found = (node == symbol) if node.is_Symbol else isinstance(node, Undefined) or (
                 not node.is_Atom and any(has(a) for a in node.args))
             free[node] = found
         return found
@@ -57,7 +58,9 @@ def derivative(expr, symbol, memo=None):
         found = memo.get(key)
         if found is not None:
             return found
-        if not has(node):
+        if isinstance(node, Undefined):  # undefined in the primal: so is its derivative
+            result = node
+        elif not has(node):
             result = S.Zero
         elif node.is_Symbol:
             result = S.One
@@ -98,12 +101,15 @@ def _power_derivative(node, db, de):
     if db != 0:
         term = exponent * base ** (exponent - 1)
         if not exponent.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(exponent, 0)), (term, True))
+            term = sympy.Piecewise((0, sympy.Eq(Value(exponent), 0)), (term, True))
         result += term * db
     if de != 0:
         term = node * sympy.log(base)
-        if not base.is_Number:
-            term = sympy.Piecewise((0, sympy.Eq(base, 0) & (exponent > 0)), (term, True))
+        if base.is_zero:  # 0**e: constant 0 where e > 0, undefined (raises) where e <= 0
+            term = sympy.Piecewise((0, Value(exponent) > 0), (Undefined(sympy.Integer(0)), True))
+        elif not base.is_Number:
+            term = sympy.Piecewise((0, sympy.Eq(Value(base), 0) & (Value(exponent) > 0)),
+                                   (term, True))
         result += term * de
     return result
 
@@ -135,38 +141,46 @@ def _function_derivative(node, d):
 def reached_symbols(program, output):
     """Symbols the output depends on through unstopped paths (TF's "connected")."""
     reached = set(active_symbols(output))
-    for a in reversed(program.assignments):
+    for a in reversed(program.bindings):
         if a.target in reached:
             reached.update(active_symbols(a.expr))
     return reached
 
 
-def differentiate(program, wrt, strategy="auto", unconnected="zero"):
+def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_perturbations=False):
     """Build the derivative Program of ``program``: one output per (output, wrt) pair.
 
     Args:
         program: the primal ``Program``.
-        wrt: tuple of parameter names, in result order.
+        wrt: tuple of names, in result order: parameters, or intermediate variables (entries of
+            ``program.variables``: the derivative holds what the variable was computed from fixed,
+            see ``intermediate.py``).
         strategy: "auto", "symbolic" or "reverse" (see the module docstring).
         unconnected: "zero" gives 0 for a wrt no output depends on, "none" gives None.
+        keep_perturbations: leave the intermediates' perturbations in the result (its
+            ``variables`` name them), so that differentiating it again with respect to the same
+            intermediates gives second derivatives (``hessian``); otherwise they are set to 0.
 
     Returns:
-        A ``Program`` with the same parameters, the primal assignments followed by adjoint
-        assignments, and outputs ordered output-major (``d<out0>_d<wrt0>``, ``d<out0>_d<wrt1>`` ...),
+        A ``Program`` with the same parameters, the primal assignments (and its ``Check``s, in
+        place) followed by adjoint assignments, and outputs ordered output-major (``d<out0>_d<wrt0>``, ``d<out0>_d<wrt1>`` ...),
         named in ``output_names``. An output is ``None`` where unconnected="none" applies.
 
     Raises:
-        OptionError: an unknown strategy, an unknown ``unconnected``, or a wrt not a parameter.
+        OptionError: an unknown strategy, an unknown ``unconnected``, or a wrt that is neither a
+            parameter nor an intermediate with a node of its own.
         SymgradError: an expression symgrad cannot differentiate.
     """
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     if unconnected not in ("zero", "none"):
         raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
-    by_name = dict(zip(program.param_names, program.params))
+    program, perturbations = perturbed(program, wrt)
+    by_name = {**dict(zip(program.param_names, program.params)), **perturbations}
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
-        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES else "reverse"
+        strategy = "symbolic" if _substituted_size(program) <= SYMBOLIC_MAX_NODES and not \
+            _branch_in_condition(program) else "reverse"
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
@@ -182,10 +196,14 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero"):
                 g = None
             outputs.append(g)
             output_names.append(f"d{out_name}_d{w}")
-    return Program(name=program.name, params=program.params, defaults=program.defaults,
-                   assignments=assignments, outputs=tuple(outputs),
-                   output_names=tuple(output_names), origin=program.origin,
-                   static=dict(program.static), names=names)
+    result = Program(name=program.name, params=program.params, defaults=program.defaults,
+                     assignments=assignments, outputs=tuple(outputs),
+                     output_names=tuple(output_names), origin=program.origin,
+                     static=dict(program.static), names=names, kwonly=dict(program.kwonly))
+    if keep_perturbations:
+        result.variables = dict(program.variables)
+        return result
+    return unperturbed(result, perturbations)
 
 
 def _substituted_size(program):
@@ -204,16 +222,60 @@ def _substituted_size(program):
                 stack.extend(node.args)
         return total
 
-    for a in program.assignments:
+    for a in program.bindings:
         sizes[a.target] = size(a.expr)
     return max((size(out) for out in program.outputs), default=0)
 
 
+def _branch_in_condition(program):
+    """Whether substituting the assignments would put a ``Piecewise`` inside a condition or an
+    argument of ``max``/``min``/``abs``/a variable power (whose derivatives are conditions). SymPy
+    rewrites such a condition through ``simplify`` (seconds, for a few lines of code), so ``auto``
+    uses ``reverse`` there, whose conditions compare names."""
+    branchy = set()  # targets whose substituted value holds a Piecewise
+
+    def nested(expr):
+        stack = [(expr, False)]
+        while stack:
+            node, in_condition = stack.pop()
+            if in_condition and (isinstance(node, sympy.Piecewise) or node in branchy):
+                return True
+            if isinstance(node, sympy.Piecewise):
+                for value, condition in node.args:
+                    stack += [(value, in_condition), (condition, True)]
+            elif isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or (
+                    node.is_Pow and not node.exp.is_Number):
+                stack += [(a, True) for a in node.args]
+            else:
+                stack += [(a, in_condition) for a in node.args]
+        return False
+
+    for a in program.bindings:
+        if nested(a.expr):
+            return True
+        if a.expr.has(sympy.Piecewise) or not branchy.isdisjoint(a.expr.free_symbols):
+            branchy.add(a.target)
+    return any(out is not None and nested(out) for out in program.outputs)
+
+
 def _symbolic(program, full_output, symbols):
-    values, names_back = {}, {}
-    for a in program.assignments:
+    values, names_back, operands = {}, {}, {}
+
+    def record(expr):  # comparison operands, to compare them as the primal computes them
+        for node in sympy.preorder_traversal(expr):
+            if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
+                for arg in node.args:
+                    if not arg.is_Atom:
+                        operands.setdefault(arg.xreplace(values), arg)
+
+    for a in program.bindings:
+        record(a.expr)
         values[a.target] = a.expr.xreplace(values)
         names_back[values[a.target]] = a.target
+    for out in program.outputs:
+        if out is not None:
+            record(out)
+    names_back = {**operands, **names_back}
     memo = {}
     return [derivative(full_output, s, memo).xreplace(names_back) for s in symbols]
 
@@ -221,6 +283,7 @@ def _symbolic(program, full_output, symbols):
 def _reverse(program, out, out_name, symbols, names, assignments):
     """Adjoint accumulation; appends the adjoint assignments it creates to ``assignments``."""
     adjoints = {}  # symbol -> list of contributions to its adjoint (v_bar)
+    wanted = set(symbols)
 
     def push(expr, seed, names_back=None):
         memo = {}
@@ -232,14 +295,18 @@ def _reverse(program, out, out_name, symbols, names, assignments):
                 adjoints.setdefault(s, []).append(seed * partial)
 
     push(out, S.One)
-    for a in reversed(program.assignments):
+    for a in reversed(program.bindings):
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue
         total = sympy.Add(*parts)
         if total == 0:
             continue
-        if not total.is_Atom:
+        # an intermediate in wrt (its expression holds a perturbation of ``symbols``): its adjoint
+        # is a result, named d<out>_d<wrt> by emit, so it gets no line of its own here
+        perturbed_here = a.expr in wanted or (
+            a.expr.is_Add and not wanted.isdisjoint(a.expr.args))
+        if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
             total = symbol

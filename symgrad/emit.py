@@ -2,7 +2,9 @@
 
 The one place that knows backends (``math``, ``numpy``) and names temporaries. Steps:
 
-1. keep the assignments the outputs need (dead primal code is dropped);
+1. keep the assignments the outputs need (dead primal code is dropped), and every ``Check`` (an
+   ``assert`` or ``raise`` of the primal, printed as ``if not c: raise AssertionError(m)`` where
+   the primal runs it) with what its conditions need;
 2. lower functions a backend cannot print (``sign``, ``Heaviside``) through their ``rules`` row;
 3. give every ``Piecewise`` and every ``StopGradient`` not already a whole right-hand side its own
    line: a ``Piecewise`` prints as ``a if c else b``, so the branch not taken is never evaluated,
@@ -22,7 +24,8 @@ import sympy
 
 from .array_emit import expand_statements, size_lines
 from .errors import OptionError
-from .program import fresh_name
+from .fence import dotted
+from .program import Check, fresh_name
 from .printer import Printer, dotted_name
 from .rules import StopGradient, rule_for_class
 
@@ -67,10 +70,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
-    ints = set(program.params)  # symbols that hold an int when the arguments are ints
-    for a in program.assignments:
-        if _int_valued(a.expr, ints):
-            ints.add(a.target)
+    ints = _int_names(body, {p.name for p in program.params})
     arrays = program.arrays
     if arrays is not None:  # statements for index adjoints; results are already shaped
         body = expand_statements(body, names)
@@ -79,7 +79,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
             body.append(_assign(results[index], ast.Constant(None)))
         elif arrays is not None:
             continue
-        elif backend == "math" and _int_valued(values[index], ints):  # x*y, round(x): floats
+        elif backend == "math" and results[index] in ints:  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
         elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
             body = [_broadcast_result(line, results[index], program.params) for line in body]
@@ -96,12 +96,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body))
-    params = [ast.arg(p.name) for p in program.params]
+    params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
+    kwonly = [ast.arg(name) for name in program.kwonly]
+    kw_defaults = [None if v is None else ast.Constant(v) for v in program.kwonly.values()]
     node = ast.FunctionDef(
         name=function_name, args=ast.arguments(posonlyargs=[], args=params, vararg=None,
-                                               kwonlyargs=[], kw_defaults=[], kwarg=None,
-                                               defaults=defaults),
+                                               kwonlyargs=kwonly, kw_defaults=kw_defaults,
+                                               kwarg=None, defaults=defaults),
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
     return function_name, _mark_stops(to_source(node), stops)
@@ -133,15 +135,20 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
-    more = indent + (" " * 8 if body.startswith("def ") else " " * 4)
+    more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix = [], 0, first
     while len(prefix) + len(body) - start > width:
         room = width - len(prefix)
         fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
                    if start < pos <= start + room]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
-        if not fitting:
-            break
+        if not fitting:  # a name longer than the room: break at the first place after it
+            later = [pos for pos, _, _ in tokens if pos > start]
+            if start == 0 and body.startswith("(") and not body.startswith("def "):
+                later = [1]  # right after the opening parenthesis
+            if not later:
+                break
+            fitting = [(0, 0, 0, min(later))]
         cut = min(full or fitting)[3]
         lines.append(prefix + body[start:cut].rstrip())
         start, prefix = cut, more
@@ -152,9 +159,15 @@ def wrap(line, width=LINE_WIDTH):
 
 
 def _split_statement(text):
-    """(``"name = "`` or ``"return "`` or ``""`` for a def, the part that may be broken)."""
+    """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
+    broken)."""
     if text.startswith("def "):
         return "", text
+    if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
+        expression = text[len("if "):-1]
+        if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
+            expression = f"({expression})"
+        return "if ", expression + ":"
     if text.startswith("return "):
         head, expression = "return ", text[len("return "):]
     elif " = " in text and text.split(" = ", 1)[0].isidentifier():
@@ -212,31 +225,44 @@ def _break_points(body):
     return points
 
 
-_INT_FUNCTIONS = (sympy.floor, sympy.ceiling)
+_INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
+_INT_IF_ARGS = frozenset({"abs", "max", "min", "sum"})  # return an int for int arguments
 
 
-def _int_valued(expr, ints):
-    """True when the printed ``expr`` may compute an int: for int arguments (``x * y``, with
-    ``ints`` the symbols that may hold ints) or from ``round``/``floor``/``ceil``. Number literals
-    print as floats, so a literal, a division or a math call anywhere makes it a float."""
-    from .rules import Round
-    if expr.is_Symbol:
-        return expr in ints
-    if isinstance(expr, (Round,) + _INT_FUNCTIONS):
-        return True
-    if expr.is_Mul and expr.args[0] == -1:  # printed as a unary minus, not a float literal
-        return _int_valued(-expr, ints)
-    if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min, sympy.Abs,
-                                                        sympy.Mod)):
-        return all(_int_valued(a, ints) for a in expr.args)
-    if expr.is_Pow:  # int ** int is an int for a non-negative exponent
-        exponent_int = (expr.exp.is_Integer and expr.exp >= 0) or (
-            not expr.exp.is_Number and _int_valued(expr.exp, ints))
-        return exponent_int and _int_valued(expr.base, ints)
-    if isinstance(expr, StopGradient):
-        return _int_valued(expr.args[0], ints)
-    if isinstance(expr, sympy.Piecewise):
-        return any(_int_valued(e, ints) for e, _ in expr.args)
+def _int_names(body, ints):
+    """The names assigned in ``body`` (printed lines, in order) that may hold an int when the
+    arguments in ``ints`` are ints: read from the printed code itself, so the printer's choices
+    (``1.0 * z`` printed as ``z``) cannot hide an int."""
+    ints = set(ints)
+    for line in body:
+        if isinstance(line, ast.Assign) and _may_be_int(line.value, ints):
+            ints.add(line.targets[0].id)
+    return ints
+
+
+def _may_be_int(node, ints):
+    """Whether the printed expression ``node`` may compute a Python int (``x * y`` for int
+    arguments, ``round(x)``, ``math.floor(x)``); a float literal or ``/`` anywhere on the path
+    makes it a float."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, ast.Name):
+        return node.id in ints
+    if isinstance(node, ast.BinOp):
+        return not isinstance(node.op, ast.Div) and _may_be_int(node.left, ints) and \
+            _may_be_int(node.right, ints)
+    if isinstance(node, ast.UnaryOp):
+        return _may_be_int(node.operand, ints)
+    if isinstance(node, ast.IfExp):
+        return _may_be_int(node.body, ints) or _may_be_int(node.orelse, ints)
+    if isinstance(node, ast.Call):
+        name = dotted(node.func)
+        if name in _INT_CALLS:
+            return True
+        if name in _INT_IF_ARGS:
+            args = node.args[0].elts if name == "sum" and isinstance(node.args[0], ast.Tuple) \
+                else node.args
+            return all(_may_be_int(a, ints) for a in args)
     return False
 
 
@@ -315,7 +341,10 @@ def _live(program):
             needed.update(out.free_symbols)
     kept = []
     for a in reversed(program.assignments):
-        if a.target in needed:
+        if isinstance(a, Check):  # never dead: the primal raises here
+            kept.append(a)
+            needed.update(a.free_symbols)
+        elif a.target in needed:
             kept.append(a)
             needed.update(a.expr.free_symbols)
     return kept[::-1]
@@ -340,11 +369,12 @@ def _lower(expr, backend):
 class _Entry:
     """One line to print: ``target = expr``; ``guarded`` lines get no CSE inside (Piecewise)."""
 
-    __slots__ = ("target", "expr", "guarded", "stop", "temporary")
+    __slots__ = ("target", "expr", "guarded", "stop", "temporary", "check")
 
-    def __init__(self, target, expr, guarded=False, stop=False, temporary=False):
+    def __init__(self, target, expr, guarded=False, stop=False, temporary=False, check=None):
         self.target, self.expr, self.guarded, self.stop = target, expr, guarded, stop
         self.temporary = temporary  # a placeholder line: printed under a `_tK` name
+        self.check = check  # a Check (lowered): printed as `if ...: raise ...`, guarded
 
 
 def _entries(program, backend, names, results):
@@ -372,9 +402,13 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
-    lines = [(a.target, _lower(a.expr, backend)) for a in _live(program)] + list(results)
+    lines = [(None, Check(tuple((_lower(c, backend), h) for c, h in a.path), a.exception,
+                          a.message)) if isinstance(a, Check) else (a.target, _lower(a.expr, backend))
+             for a in _live(program)] + list(results)
     for target, expr in lines:
-        if isinstance(expr, sympy.Piecewise):
+        if isinstance(expr, Check):
+            entries.append(_Entry(None, sympy.true, guarded=True, check=expr))
+        elif isinstance(expr, sympy.Piecewise):
             entries.append(_Entry(target, expr, guarded=True))
         elif isinstance(expr, StopGradient):
             entries.append(_Entry(target, hide(expr.args[0]), stop=True))
@@ -428,14 +462,19 @@ def _cse_body(entries, printer, names):
                 emitted_back[full[symbol]] = target
 
     for entry in entries:
+        if entry.check is not None:
+            line = _check_line(entry.check, printer, emitted_back, renamed)
+            if printer.backend == "numpy" and any(c.has(sympy.Piecewise)
+                                                  for c, _ in entry.check.path):
+                line = _quiet(line, printer)
+            body.append(line)
+            continue
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
             expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
             if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
-                line = ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
-                    ast.keyword(kind, ast.Constant("ignore"))
-                    for kind in ("divide", "over", "invalid")]), None)], [line])
+                line = _quiet(line, printer)
             body.append(line)
         else:
             expr = reduced_of[id(entry)]
@@ -448,6 +487,35 @@ def _cse_body(entries, printer, names):
         if entry.stop:
             stops.append(target.name)
     return body, stops
+
+
+def _quiet(line, printer):
+    """``line`` inside ``with np.errstate(divide=..., over=..., invalid="ignore"):``."""
+    return ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
+        ast.keyword(kind, ast.Constant("ignore")) for kind in ("divide", "over", "invalid")]),
+        None)], [line])
+
+
+def _check_line(check, printer, emitted_back, renamed):
+    """``if c1 and not c2: raise AssertionError('m')``: conditions as the primal computes them,
+    printed whole (guarded: nothing hoisted out); with numpy, raised when any element fails."""
+    tests = []
+    for cond, holds in check.path:
+        node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
+        if not holds:
+            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.backend ==
+                    "numpy" else ast.UnaryOp(ast.Not(), node))
+        tests.append(node)
+    if printer.backend == "numpy":
+        test = tests[0]
+        for other in tests[1:]:
+            test = ast.Call(printer.name("np.logical_and"), [test, other], [])
+        test = ast.Call(printer.name("np.any"), [test], [])
+    else:
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+    args = [] if check.message is None else [ast.Constant(check.message)]
+    raised = ast.Raise(ast.Call(ast.Name(check.exception, ast.Load()), args, []), None)
+    return ast.If(test=test, body=[raised], orelse=[])
 
 
 def _ordered_symbols(expr):

@@ -3,6 +3,9 @@
 Every error says what went wrong, where (file, line, column, the line itself) and what to do instead,
 in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
 """
+import os
+import sys
+import types
 from dataclasses import dataclass
 
 
@@ -65,3 +68,45 @@ class UnsupportedSyntaxError(SymgradError, SyntaxError):
         else:
             super().__init__(message, (location.filename, location.lineno, location.col + 1,
                                        location.text))
+
+
+FULL_TRACEBACK = "SYMGRAD_FULL_TRACEBACK"  # set to 1 to keep symgrad's internal frames
+
+
+class public_entry:  # noqa: N801 - used as a statement, `with public_entry():`
+    """Trim the traceback of a ``SymgradError`` leaving a public function to that function's frame.
+
+    A refusal is about the user's code, so its traceback should read like one of Python's own: the
+    user's line, the call into symgrad, the message, not the dozen internal frames that found it
+    (JAX filters its tracebacks the same way). ``with public_entry():`` around the body of a
+    public function keeps, of the frames below it, only its own; the frames of the callers are
+    added as usual. ``public_entry(own_frame=False)`` keeps none below it, for a helper whose
+    caller is the public function (``grad`` calling ``api._entry``). The exception object is
+    the same (type, attributes, message). Its chaining reads as if symgrad were one frame: an
+    explicit ``__cause__`` (``raise ... from``) and ``from None`` are left as they are, and an
+    implicit ``__context__`` from inside symgrad is replaced by the exception being handled
+    where the public function was called (None outside an ``except`` block). Set the environment
+    variable ``SYMGRAD_FULL_TRACEBACK=1`` to keep every frame and the context as raised. Nested
+    entries (``check_grad`` calling ``grad``) leave the outermost one's frames.
+    """
+
+    __slots__ = ("own_frame", "outer")
+
+    def __init__(self, own_frame=True):
+        self.own_frame, self.outer = own_frame, None
+
+    def __enter__(self):
+        self.outer = sys.exc_info()[1]  # the user's exception being handled, if any
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if (isinstance(error, SymgradError) and traceback is not None
+                and os.environ.get(FULL_TRACEBACK, "") in ("", "0")):
+            # the exception goes on from this frame without a new entry for it (a re-raise)
+            error.__traceback__ = types.TracebackType(
+                None, traceback.tb_frame, traceback.tb_lasti, traceback.tb_lineno
+            ) if self.own_frame else None
+            if error.__cause__ is None and not error.__suppress_context__:
+                error.__context__ = self.outer
+        self.outer = None
+        return False

@@ -13,12 +13,9 @@ REJECTED = {
     ast.With: ("`with` is not supported", "differentiate the code inside it"),
     ast.Global: ("`global` is not supported", "read module constants without declaring them"),
     ast.Nonlocal: ("`nonlocal` is not supported", "pass the value as a parameter"),
-    ast.Raise: ("`raise` is not supported", "check inputs before calling the gradient"),
-    ast.Assert: ("`assert` is not supported", "check inputs before calling the gradient"),
     ast.Delete: ("`del` is not supported", "remove it"),
     ast.Import: ("`import` inside the function is not supported", "import at module level"),
     ast.ImportFrom: ("`import` inside the function is not supported", "import at module level"),
-    ast.FunctionDef: ("a nested `def` is not supported", "define the helper at module level"),
     ast.AsyncFunctionDef: ("`async def` is not supported", "use a plain `def`"),
     ast.ClassDef: ("a `class` inside the function is not supported", "define it outside"),
     ast.Break: ("`break` is not supported", "loop over exactly the iterations needed"),
@@ -26,13 +23,11 @@ REJECTED = {
     ast.Yield: ("`yield` is not supported", "return a value"),
     ast.YieldFrom: ("`yield from` is not supported", "return a value"),
     ast.Await: ("`await` is not supported", "use a plain function"),
-    ast.Lambda: ("a `lambda` inside the function is not supported",
-                 "define a helper with `def` at module level"),
     ast.NamedExpr: ("the walrus operator `:=` is not supported", "use a plain assignment"),
-    ast.ListComp: ("comprehensions are not supported", "use a `for i in range(N)` loop"),
-    ast.GeneratorExp: ("generator expressions are not supported", "use a `for` loop"),
-    ast.DictComp: ("comprehensions are not supported", "use a `for` loop"),
-    ast.SetComp: ("comprehensions are not supported", "use a `for` loop"),
+    ast.DictComp: ("dict comprehensions are not supported",
+                   "use a tuple comprehension or a `for` loop"),
+    ast.SetComp: ("set comprehensions are not supported",
+                  "use a tuple comprehension or a `for` loop"),
     ast.Dict: ("dictionaries are not supported", "use separate variables"),
     ast.Set: ("sets are not supported", "use separate variables"),
     ast.JoinedStr: ("strings are not supported", "remove it"),
@@ -65,6 +60,25 @@ def walk_same_function(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
                                       ast.Lambda)):
                 stack.append(child)
+
+
+def bound_names(function):
+    """The names local to ``function``'s own scope (a ``def`` or ``lambda`` node): its
+    parameters, the names it assigns and the ``def``s it holds; not names bound only inside a
+    nested function or a comprehension, which have scopes of their own (as in Python)."""
+    args = function.args
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    stack = list(function.body) if isinstance(function.body, list) else [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif not isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp,
+                                   ast.DictComp)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            stack.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def first(node, kind):

@@ -1,4 +1,5 @@
-"""Python source → ``Program``: the only module that reads Python syntax.
+"""Python source → ``Program``: with ``resolve`` (names and calls) and ``guards`` (``assert`` and
+``raise``), the only code that reads Python syntax.
 
 Default deny: every statement and expression kind is handled by name below; anything else raises
 ``UnsupportedSyntaxError`` at its own line and column. How each construct becomes SymPy:
@@ -9,19 +10,23 @@ Default deny: every statement and expression kind is handled by name below; anyt
 - an ``if`` whose branches ``return`` is read as two paths, each with the rest of the block;
 - an ``if`` whose condition is known at build time keeps only the branch taken;
 - ``for ... in range(N)`` (N known at build time) and loops over constant tuples are unrolled;
-- calls: ``stop_gradient`` in every spelling → ``StopGradient``; a callable with a row in
-  ``rules.RULES`` → its SymPy function; another plain Python function → its body inlined.
+- calls (``resolve``): ``stop_gradient`` in every spelling → ``StopGradient``; a callable with a
+  row in ``rules.RULES`` → its SymPy function; another plain Python function, module-level or
+  nested → its body inlined; ``print`` and logging statements are left out;
+- ``assert`` and a conditional ``raise`` (``guards``) → a ``Check`` where the primal runs it.
 """
 import ast
-import types
+import operator
 
 import sympy
 
-from . import rules
 from .errors import UnsupportedSyntaxError
-from .fence import LOOP_HINT, REJECTED, contains, dotted, first
+from .fence import REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
-from .rules import StopGradient, power
+from . import rules
+from .guards import Guards
+from .resolve import RAISES, Resolver, _constant, _describe, _Frame, _Py, _Undefined
+from .rules import StopGradient, Value, power
 from .source import read_source
 
 _BINARY = {
@@ -33,68 +38,45 @@ _BINARY = {
     ast.FloorDiv: lambda a, b: sympy.floor(a / b),
     ast.Mod: sympy.Mod,
 }
+_PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}  # what the primal computes on constants
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
-class _Py:
-    """A Python object a name resolves to at build time (a module, a callable, a constant tuple)."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-
-class _Undefined:
-    """A name bound on only one path of an ``if``: any later use is an error."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-
-class _Frame:
-    """One function being read (the primal or an inlined helper): its source and local names."""
-
-    def __init__(self, src, env, primary):
-        self.src, self.env, self.primary = src, env, primary
-        self.locals = {n.id for n in ast.walk(src.node)
-                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-    def branch(self):
-        copy = _Frame.__new__(_Frame)
-        copy.src, copy.env, copy.primary, copy.locals = self.src, dict(self.env), self.primary, \
-            self.locals
-        return copy
-
-
-def to_program(function, stop_gradients=()):
+def to_program(function, stop_gradients=(), nodes=()):
     """Read a Python function into a ``Program``.
 
     Args:
         function: a plain Python function of float parameters returning a float or a tuple.
         stop_gradients: names of parameters or intermediate variables of ``function`` to treat as
             constants (each value they are bound to is wrapped in ``StopGradient``).
+        nodes: names of intermediate variables that get an assignment of their own even when
+            bound to a constant or another name (so ``wrt`` can name them); other names ignored.
 
     Returns:
         A ``Program``.
 
     Raises:
-        UnsupportedSyntaxError: a construct outside SPEC section 4, at its file, line and column.
+        UnsupportedSyntaxError: a construct outside the language of docs/language.md, at its file,
+            line and column.
         SourceUnavailableError: the source of ``function`` or of a helper it calls cannot be read.
         OptionError: a name in ``stop_gradients`` is not a parameter or variable of ``function``.
     """
-    return _Reader(frozenset(stop_gradients)).read(function)
+    return _Reader(frozenset(stop_gradients), frozenset(nodes)).read(function)
 
 
-class _Reader:
-    def __init__(self, stop_names):
-        self.stop_names = stop_names
+class _Reader(Resolver, Guards):
+    def __init__(self, stop_names, nodes=frozenset()):
+        self.stop_names, self.nodes = stop_names, nodes
+        self.variables = {}  # primal variable -> symbol of its last top-level binding, or None
         self.assignments = []
         self.names = set()  # SSA names taken
         self.source_names = set()  # names the user wrote in the primal
         self.depth = 0  # > 0 while reading a branch whose condition is unknown at build time
         self.inlining = []
+        self.callers = []  # the frame of each call being inlined, innermost last
+        self.path = []  # (condition, holds) of each `if` around the code being read
+        self.checks = set()  # the Checks appended so far
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -108,23 +90,26 @@ class _Reader:
             if bad is not None:
                 self.fail(bad, _Frame(src, {}, True), f"{what} parameters are not supported",
                           "list the parameters one by one")
-        if args.kwonlyargs:
-            self.fail(args.kwonlyargs[0], _Frame(src, {}, True),
-                      "keyword-only parameters are not supported", "make them positional")
-        names = [a.arg for a in args.posonlyargs + args.args]
-        for arg in args.posonlyargs + args.args:
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        kw_given = function.__kwdefaults__ or {}
+        kwonly = {a.arg: kw_given.get(a.arg) for a in args.kwonlyargs}
+        names = positional + list(kwonly)
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:
             if arg.arg in RESERVED:
                 self.fail(arg, _Frame(src, {}, True), f"a parameter named `{arg.arg}` would hide "
                           "a name the generated code uses", "rename the parameter")
         self.names.update(names)
+        self.nodes = self.nodes - set(names)  # a parameter's name always means the parameter
         self.source_names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         defaults = tuple(function.__defaults__ or ())
         frame = _Frame(src, {}, True)
-        for value, arg in zip(defaults, (args.posonlyargs + args.args)[len(names) - len(defaults):]):
+        default_of = dict(zip(positional[len(positional) - len(defaults):], defaults))
+        default_of.update({k: v for k, v in kwonly.items() if v is not None})
+        arg_of = {a.arg: a for a in args.posonlyargs + args.args + args.kwonlyargs}
+        for name, value in default_of.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                self.fail(arg, frame, f"the default of `{arg.arg}` is not a number",
+                self.fail(arg_of[name], frame, f"the default of `{name}` is not a number",
                           "give parameters int or float defaults only")
-        default_of = dict(zip(names[len(names) - len(defaults):], defaults))
         static = {name: default_of[name] for name in self._range_names(node, names)
                   if isinstance(default_of.get(name), int)}
         params = tuple(real_symbol(n) for n in names)
@@ -134,6 +119,9 @@ class _Reader:
         body = node.body if isinstance(node, ast.FunctionDef) else [
             ast.copy_location(ast.Return(value=node.body), node.body)]
         result = self.block(body, frame)
+        if result is RAISES:
+            self.fail(node, frame, f"`{src.name}` raises on every call",
+                      "check the `assert` and `raise` statements: nothing to differentiate")
         if result is None:
             self.fail(node, frame, f"`{src.name}` does not return a value",
                       "end the function with `return <expression>`")
@@ -142,10 +130,12 @@ class _Reader:
             if not isinstance(out, sympy.Expr):
                 self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
         self._check_stop_names(frame)
+        variables = {n: self.variables.get(n) for n in sorted(frame.locals - set(names))}
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
             outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
-            origin=f"{src.filename}, line {node.lineno}", static=static, names=self.names | self.source_names)
+            origin=f"{src.filename}, line {node.lineno}", static=static,
+            names=self.names | self.source_names, kwonly=kwonly, variables=variables)
 
     @staticmethod
     def _range_names(node, names):
@@ -170,14 +160,14 @@ class _Reader:
 
     def _check_stop_names(self, frame):
         from .errors import OptionError
-        unknown = sorted(n for n in self.stop_names if n not in frame.locals and n not in {
-            a.arg for a in frame.src.node.args.args + frame.src.node.args.posonlyargs})
+        unknown = sorted(n for n in self.stop_names if n not in frame.locals)
         if unknown:
             raise OptionError(f"stop_gradients names {unknown} that `{frame.src.name}` never binds")
 
     # --- statements ---------------------------------------------------------------------------
     def block(self, stmts, frame):
-        """Read statements in order; return the returned value, or None if control falls off."""
+        """Read statements in order; return the returned value, None if control falls off, or
+        ``RAISES`` when every path raises (an ``assert`` that fails, a ``raise``)."""
         for k, stmt in enumerate(stmts):
             if isinstance(stmt, ast.Return):
                 if stmt.value is None:
@@ -190,43 +180,60 @@ class _Reader:
                 if cond is sympy.true or cond is sympy.false:
                     return self.block((parts[0] if cond else parts[1]) + rest, frame)
                 if contains(stmt, ast.Return):
-                    results = [self.branch(part + rest, frame) for part in parts]
+                    results = [self.branch(part + rest, frame, (cond, holds))
+                               for part, holds in zip(parts, (True, False))]
                     if None in results:
                         self.fail(stmt, frame, "not every path through this `if` returns a value",
                                   "add a `return` to each branch or after the `if`")
                     return self.select(cond, results[0], results[1], stmt, frame)
                 envs = []
-                for part in parts:
+                for part, holds in zip(parts, (True, False)):
                     sub = frame.branch()
-                    self.depth += 1
-                    self.block(part, sub)
-                    self.depth -= 1
-                    envs.append(sub.env)
+                    ended = self.branch(part, sub, (cond, holds), copy=False)
+                    envs.append(None if ended is RAISES else sub.env)
+                if envs == [None, None]:
+                    return RAISES
                 self.merge(cond, envs, stmt, frame)
                 continue
-            self.statement(stmt, frame)
+            if self.statement(stmt, frame) is RAISES:
+                return RAISES
         return None
 
-    def branch(self, stmts, frame):
+    def branch(self, stmts, frame, side, copy=True):
+        """Read ``stmts`` on one side of an ``if``: ``side`` is ``(condition, holds)``."""
         self.depth += 1
+        self.path.append(side)
         try:
-            return self.block(stmts, frame.branch())
+            return self.block(stmts, frame.branch() if copy else frame)
         finally:
             self.depth -= 1
+            self.path.pop()
 
     def merge(self, cond, envs, node, frame):
+        """The names after an ``if`` read side by side; a side that raises (None) gives way."""
         then_env, else_env = envs
+        if then_env is None or else_env is None:  # only the other side continues
+            for name, value in (else_env if then_env is None else then_env).items():
+                if frame.env.get(name) is not value:
+                    self.bind(name, value, node, frame, stop=False)
+            return
         for name in dict.fromkeys([*then_env, *else_env]):
             a, b = then_env.get(name), else_env.get(name)
-            if a is b:
+            if a is b or (isinstance(a, _Py) and isinstance(b, _Py) and a.obj is b.obj):
                 frame.env[name] = a
             elif a is None or b is None or isinstance(a, _Undefined) or isinstance(b, _Undefined):
                 frame.env[name] = _Undefined(name)
+            elif not _is_value(a) or not _is_value(b):
+                frame.env[name] = _Undefined(name, "is bound to different functions or objects "
+                                             "on the paths of an `if`")
             else:
                 self.bind(name, self.select(cond, a, b, node, frame), node, frame, stop=False)
 
     def select(self, cond, a, b, node, frame):
-        """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples."""
+        """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples; the
+        other side where one side raises (``RAISES``: its check is in the program already)."""
+        if a is RAISES or b is RAISES:
+            return b if a is RAISES else a
         if isinstance(a, tuple) or isinstance(b, tuple):
             if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
                 self.fail(node, frame, "the branches give tuples of different lengths",
@@ -238,8 +245,11 @@ class _Reader:
         return sympy.Piecewise((a, cond), (b, True))
 
     def statement(self, stmt, frame):
+        """Read one statement; ``RAISES`` when it raises on every path."""
         if isinstance(stmt, ast.Assign):
             value = self.value(stmt.value, frame)
+            if value is RAISES:
+                return RAISES
             for target in stmt.targets:
                 self.assign(target, value, stmt, frame)
         elif isinstance(stmt, ast.AugAssign):
@@ -254,17 +264,36 @@ class _Reader:
             if stmt.value is not None:
                 self.assign(stmt.target, self.value(stmt.value, frame), stmt, frame)
         elif isinstance(stmt, ast.Expr):
-            if type(stmt.value) in REJECTED:  # a bare `yield x` or `await x`
-                self.reject(stmt.value, frame)
-            if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
-                self.fail(stmt, frame, "an expression statement (such as a call to `print`) "
-                          "is not supported", "remove it: its effect would not be in the gradient")
+            return self.expression_statement(stmt, frame)
         elif isinstance(stmt, ast.Pass):
             pass
         elif isinstance(stmt, ast.For):
-            self.loop(stmt, frame)
+            return self.loop(stmt, frame)
+        elif isinstance(stmt, (ast.Assert, ast.Raise)):
+            return self.check(stmt, frame)
+        elif isinstance(stmt, ast.FunctionDef):
+            if stmt.decorator_list:
+                self.fail(stmt.decorator_list[0], frame, f"the nested helper `{stmt.name}` has a "
+                          "decorator", "define it without one")
+            frame.env[stmt.name] = self.function_value(stmt, frame)
         else:
             self.reject(stmt, frame)
+        return None
+
+    def expression_statement(self, stmt, frame):
+        """A docstring; ``print(...)`` or a logging call (left out of the gradient); or a call
+        of a helper, read for its ``assert``s and ``raise``s."""
+        node = stmt.value
+        if type(node) in REJECTED:  # a bare `yield x` or `await x`
+            self.reject(node, frame)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return None
+        if self.ignored_call(node, frame):
+            return None
+        if isinstance(node, ast.Call):
+            return RAISES if self.call(node, frame, statement=True) is RAISES else None
+        return self.fail(stmt, frame, "an expression statement that is not a call is not "
+                         "supported", "remove it: its value is not used")
 
     def assign(self, target, value, node, frame):
         if isinstance(target, ast.Name):
@@ -288,13 +317,19 @@ class _Reader:
     def bind(self, name, value, node, frame, stop=True):
         if stop and frame.primary and name in self.stop_names:
             value = StopGradient(self.number(value, node, frame))
-        if isinstance(value, sympy.Expr) and not value.is_Atom and self.depth == 0:
+        node_of_its_own = frame.primary and name in self.nodes  # named in wrt
+        if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
+                and self.depth == 0:
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value))
             value = symbol
+        if frame.primary:  # the last top-level binding; one inside a branch has no single node
+            self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
+                else None
         frame.env[name] = value
 
     def loop(self, stmt, frame):
+        """A ``for`` over a sequence of build-time length, unrolled; ``RAISES`` if it raises."""
         if stmt.orelse:
             self.fail(stmt, frame, "`for ... else` is not supported", "remove the `else`")
         for kind, word in ((ast.Return, "`return`"), (ast.Break, "`break`"),
@@ -303,17 +338,11 @@ class _Reader:
             if inner is not None:
                 self.fail(inner, frame, f"{word} inside a `for` loop is not supported",
                           "compute the value in the loop and return after it")
-        it = stmt.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and self.lookup(it.func, frame) is range:
-            if it.keywords or not 1 <= len(it.args) <= 3:
-                self.fail(it, frame, "range() takes 1 to 3 positional arguments", LOOP_HINT)
-            items = [sympy.Integer(i) for i in range(*[self.integer(a, frame) for a in it.args])]
-        else:
-            items = self.sequence(self.value(it, frame), it, frame)
-        for item in items:
+        for item in self.iterable(stmt.iter, frame):
             self.assign(stmt.target, item, stmt, frame)
-            self.block(stmt.body, frame)
+            if self.block(stmt.body, frame) is RAISES:
+                return RAISES
+        return None
 
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
@@ -349,10 +378,14 @@ class _Reader:
             cond = self.condition(test, frame)
             if cond is sympy.true or cond is sympy.false:
                 return self.value(body if cond else orelse, frame)
-            return self.select(cond, self.value(body, frame), self.value(orelse, frame), node,
-                               frame)
+            return self.select(cond, self.side_value(body, frame, (cond, True)),
+                               self.side_value(orelse, frame, (cond, False)), node, frame)
         if isinstance(node, ast.Call):
             return self.call(node, frame)
+        if isinstance(node, (ast.Lambda,)):
+            return self.function_value(node, frame)
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            return self.comprehension(node, frame)
         if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
             return tuple(self.value(e, frame) for e in node.elts)
         if isinstance(node, ast.Subscript):
@@ -363,6 +396,17 @@ class _Reader:
             return items[index]
         return self.reject(node, frame)
 
+    def side_value(self, node, frame, side):
+        """The value of one side of ``a if c else b``: read as a branch (nothing a helper called
+        there computes is evaluated unconditionally; its checks hold on this side only)."""
+        self.depth += 1
+        self.path.append(side)
+        try:
+            return self.value(node, frame)
+        finally:
+            self.depth -= 1
+            self.path.pop()
+
     def constant(self, value, node, frame):
         if isinstance(value, bool):
             return sympy.true if value else sympy.false
@@ -372,7 +416,7 @@ class _Reader:
             if value != value or value in (float("inf"), float("-inf")):
                 self.fail(node, frame, "infinite or nan constants are not supported",
                           "use a finite number")
-            return sympy.Float(value)
+            return rules.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
         return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
                          "use int or float numbers")
 
@@ -386,47 +430,52 @@ class _Reader:
             return self.constant(obj.item(), node, frame)  # a NumPy scalar constant
         return _Py(obj)
 
-    def name(self, node, frame):
-        if node.id in frame.env:
-            value = frame.env[node.id]
-            if isinstance(value, _Undefined):
-                self.fail(node, frame, f"`{node.id}` is assigned on only some paths of an `if`",
-                          "assign it before the `if` or in every branch")
-            return value
-        if node.id in frame.locals:
-            self.fail(node, frame, f"`{node.id}` is used before it is assigned",
-                      "assign it first")
-        found, obj = frame.src.lookup(node.id)
-        if not found:
-            self.fail(node, frame, f"name `{node.id}` is not defined",
-                      "define it at module level or pass it as a parameter")
-        return self.python(obj, node, frame)
-
-    def lookup(self, node, frame):
-        value = self.value(node, frame)
-        return value.obj if isinstance(value, _Py) else None
-
     def binary(self, op, a, b, node, frame):
         make = _BINARY.get(type(op))
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
-        return self.defined(make(self.number(a, node, frame), self.number(b, node, frame)), node,
-                            frame)
+        a, b = self.number(a, node, frame), self.number(b, node, frame)
+        for v in (a, b):
+            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
+                return next(iter(v.atoms(rules.Undefined)))
+        if _constant(a) and _constant(b):
+            return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
+        return self.defined(make(a, b), node, frame)
+
+    def folded(self, python, build, args, node, frame):
+        """A call or operator on constants, folded to the value the primal computes."""
+        try:
+            return rules.fold(python, build, args)
+        except rules.NotComputable as exc:
+            return self.undefined(node, frame, exc.kind)
+
+    def undefined(self, node, frame, kind):
+        """What the primal cannot compute: refused where it surely runs (the primal raises on
+        every call), else ``Undefined``, which raises in the gradient where the primal raises."""
+        if self.depth == 0:
+            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
+                      "number) for every input", "check the expression: the function raises on "
+                      "every call")
+        return rules.Undefined(sympy.Integer(kind))
 
     def defined(self, value, node, frame):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
                                                          sympy.oo, -sympy.oo):
-            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
-                      "number) for every input", "check the expression: the function raises on "
-                      "every call")
+            return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         return value
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
             return value
+        if value is RAISES:
+            return self.fail(node, frame, "this raises on every path, so it has no value",
+                             "call a helper that raises on some inputs only as a statement, "
+                             "or return its value")
         what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
                 "a tuple" if isinstance(value, tuple) else
                 f"`{_describe(value.obj if isinstance(value, _Py) else value)}`")
@@ -440,6 +489,11 @@ class _Reader:
         if isinstance(value, sympy.Number):
             return self.fail(node, frame, f"this must be an int, not {float(value)!r}",
                              "use an int (range() and indexing take ints only)")
+        named = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.nodes]
+        if named and frame.primary:
+            self.fail(node, frame, f"`{named[0]}` is named in wrt, so it is a variable here, "
+                      "not an integer known when the gradient is built",
+                      f"leave `{named[0]}` out of wrt")
         return self.fail(node, frame, "this must be an integer known when the gradient is built",
                          "use a literal, a module constant, a closure variable or a parameter "
                          "default")
@@ -460,117 +514,16 @@ class _Reader:
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
-                parts.append(_COMPARE[type(op)](left, right))
+                parts.append(_COMPARE[type(op)](Value(left), Value(right)))
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
             parts = [self.condition(v, frame) for v in node.values]
             return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
         value = self.value(node, frame)
-        if isinstance(value, sympy.logic.boolalg.Boolean):
-            return value
-        return sympy.Ne(self.number(value, node, frame), 0)
-
-    def call(self, node, frame):
-        if dotted(node.func) in rules.STOP_GRADIENT_SPELLINGS:
-            return self.stopped(node, frame)
-        func = self.value(node.func, frame)
-        if not isinstance(func, _Py) or not callable(func.obj):
-            return self.fail(node, frame, "this is not a function", "call functions only")
-        obj = func.obj
-        if obj is rules.stop_gradient or _framework_stop_gradient(obj):
-            return self.stopped(node, frame)
-        if getattr(obj, "__name__", None) == "stop_gradient":
-            self.fail(node, frame, f"this `stop_gradient` is {_describe(obj)} from module "
-                      f"`{getattr(obj, '__module__', '?')}`, not symgrad's",
-                      "use `from symgrad import stop_gradient` (or spell it tf.stop_gradient, "
-                      "jax.lax.stop_gradient, lax.stop_gradient or K.stop_gradient)")
-        if obj is len:
-            return sympy.Integer(len(self.sequence(self.value(node.args[0], frame), node, frame)))
-        rule = rules.rule_for_callable(obj)
-        if rule is not None:
-            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-                self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are "
-                          "not supported", "pass plain positional arguments")
-            args = [self.value(a, frame) for a in node.args]
-            for value, arg in zip(args, node.args):
-                if isinstance(value, tuple):
-                    self.fail(arg, frame, f"`{dotted(node.func)}` of a tuple or list is not "
-                              "supported",
-                              f"pass each number as its own argument: {dotted(node.func)}(a, b)")
-            args = [self.number(a, n, frame) for a, n in zip(args, node.args)]
-            if len(args) not in rule.nargs:
-                counts = (f"{rule.nargs[0]} to {rule.nargs[-1]}" if len(rule.nargs) > 2
-                          else " or ".join(map(str, rule.nargs)))
-                self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
-                          "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
-            try:
-                return self.defined((rule.build or rule.sympy)(*args), node, frame)
-            except (TypeError, ValueError) as exc:
-                return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
-                                 f"({str(exc).rstrip('.')})", "pass real numbers")
-        if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
-            return self.inline(obj, node, frame)
-        return self.fail(node, frame, f"symgrad does not know the derivative of "
-                         f"`{dotted(node.func) or _describe(obj)}`",
-                         "use math/numpy functions symgrad knows (docs/language.md) or a plain "
-                         "Python helper whose source is available")
-
-    def stopped(self, node, frame):
-        """``stop_gradient(e)``: ``StopGradient(e)``, element by element for a tuple."""
-        if len(node.args) != 1 or node.keywords:
-            self.fail(node, frame, "stop_gradient takes exactly one argument", "pass one value")
-        value = self.value(node.args[0], frame)
-        if isinstance(value, tuple):
-            return tuple(StopGradient(self.number(v, node, frame)) for v in value)
-        return StopGradient(self.number(value, node, frame))
-
-    def inline(self, helper, node, frame):
-        if helper in self.inlining:
-            self.fail(node, frame, f"recursion (`{helper.__name__}` calls itself) is not supported",
-                      "rewrite it as a `for` loop with a count known at build time")
-        src = read_source(helper)
-        hnode = src.node
-        if getattr(hnode, "decorator_list", None):
-            self.fail(node, frame, f"the helper `{helper.__name__}` has a decorator",
-                      "call an undecorated function")
-        params = [a.arg for a in hnode.args.posonlyargs + hnode.args.args]
-        if hnode.args.vararg or hnode.args.kwarg or hnode.args.kwonlyargs:
-            self.fail(node, frame, f"the helper `{helper.__name__}` takes `*args`, `**kwargs` or "
-                      "keyword-only parameters", "give it plain positional parameters")
-        env = {}
-        if len(node.args) > len(params):
-            self.fail(node, frame, f"too many arguments to `{helper.__name__}`", "check the call")
-        for name, arg in zip(params, node.args):
-            if isinstance(arg, ast.Starred):
-                self.reject(arg, frame)
-            env[name] = self.value(arg, frame)
-        for kw in node.keywords:
-            if kw.arg is None or kw.arg not in params or kw.arg in env:
-                what = ("`**` arguments" if kw.arg is None else
-                        f"the keyword argument `{kw.arg}`" + (" (given twice)" if kw.arg in env
-                                                              else " (not a parameter)"))
-                self.fail(kw, frame, f"{what} in the call of `{helper.__name__}`",
-                          f"`{helper.__name__}` takes {', '.join(params)}")
-            env[kw.arg] = self.value(kw.value, frame)
-        defaults = helper.__defaults__ or ()
-        for name, default in zip(params[len(params) - len(defaults):], defaults):
-            env.setdefault(name, self.python(default, node, frame))
-        missing = [p for p in params if p not in env]
-        if missing:
-            self.fail(node, frame, f"`{helper.__name__}` is missing arguments {missing}",
-                      "check the call")
-        body = hnode.body if isinstance(hnode, ast.FunctionDef) else [
-            ast.copy_location(ast.Return(value=hnode.body), hnode.body)]
-        self.inlining.append(helper)
-        try:
-            result = self.block(body, _Frame(src, env, False))
-        finally:
-            self.inlining.pop()
-        if result is None:
-            self.fail(hnode, _Frame(src, env, False), f"`{helper.__name__}` does not return a "
-                      "value", "end it with `return <expression>`")
-        return result
+        if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
+            return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
+        return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
 
     # --- errors -------------------------------------------------------------------------------
     def reject(self, node, frame):
@@ -583,6 +536,13 @@ class _Reader:
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
 
 
+def _is_value(value):
+    """A number, a condition or a tuple (what a ``Piecewise`` can choose between)."""
+    return isinstance(value, (sympy.Basic, tuple))
+
+
+
+
 def _without_not(test, branches):
     """``if not c: A else: B`` as ``if c: B else: A``. SymPy would turn ``Not(x > 0)`` into
     ``x <= 0``, which differs from Python's ``not`` at nan; swapping the branches keeps Python's."""
@@ -590,14 +550,3 @@ def _without_not(test, branches):
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, body, orelse = test.operand, orelse, body
     return test, (body, orelse)
-
-
-def _framework_stop_gradient(obj):
-    """The stop_gradient of JAX, TensorFlow or Keras, however it was imported."""
-    module = getattr(obj, "__module__", None) or ""
-    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in (
-        "jax", "tensorflow", "keras", "tf_keras")
-
-
-def _describe(obj):
-    return getattr(obj, "__qualname__", None) or type(obj).__name__

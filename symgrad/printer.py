@@ -11,7 +11,7 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import StopGradient, rule_for_class
+from .rules import Literal, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -63,6 +63,10 @@ class Printer:
             return self.number(float(e))
         if e.is_Float:
             return self.number(float(e))
+        if isinstance(e, Literal):
+            return self.number(e.value)
+        if e.is_Rational and e.q & (e.q - 1) == 0 and abs(e.p) < 2 ** 53:  # 1/2: exactly 0.5
+            return self.number(e.p / e.q)
         if e.is_Rational:
             fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
             return ast.UnaryOp(ast.USub(), fraction) if e.p < 0 else fraction
@@ -83,10 +87,7 @@ class Printer:
         if isinstance(e, sympy.logic.boolalg.BooleanFalse):
             return ast.Constant(False)
         if type(e) in _COMPARE:
-            lhs, rhs = e.lhs, e.rhs
-            if rhs == 0 and lhs.is_Add:  # SymPy's `x - 1.0 < 0` prints as `x < 1.0`
-                constant, rest = lhs.as_coeff_Add()
-                lhs, rhs = rest, -constant
+            lhs, rhs = e.lhs, e.rhs  # printed as they are: a rearranged form is another float
             return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
         if isinstance(e, (sympy.And, sympy.Or)):
             op = ast.And() if isinstance(e, sympy.And) else ast.Or()
@@ -107,16 +108,29 @@ class Printer:
             if self.backend == "numpy":
                 return self.call("np.logical_not", e.args)
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
-        if isinstance(e, StopGradient):
+        if isinstance(e, (StopGradient, Value)):
             return self.node(e.args[0])
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             return e.rule.numpy(self, e)
+        if isinstance(e, Undefined):
+            return self.undefined(int(e.args[0]))
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
                            f"{self.backend!r}: {e}")
+
+    def undefined(self, kind):
+        """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
+        raises ZeroDivisionError, math.log(0.0) ValueError, math.exp(1000.0) OverflowError) or
+        giving nan (``numpy``, which returns nan or inf there instead of raising)."""
+        if self.backend == "numpy":
+            return self.name("np.nan")
+        if kind == 0:
+            return ast.BinOp(ast.Constant(0.0), ast.Div(), ast.Constant(0.0))
+        return ast.Call(self.name("math.log" if kind == 1 else "math.exp"),
+                        [ast.Constant(0.0 if kind == 1 else 1000.0)], [])
 
     def function(self, e):
         rule = rule_for_class(type(e))
@@ -137,6 +151,9 @@ class Printer:
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
+        # an inexact literal last: `1.0 - p + 1e-12` adds 1e-12 to 1 - p, as the source does
+        terms = [t for t in terms if not isinstance(t, Literal)] + [
+            t for t in terms if isinstance(t, Literal)]
         if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
             return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])

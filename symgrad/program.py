@@ -4,6 +4,8 @@
 expression in the parameters and earlier targets; branches are already ``Piecewise``, loops unrolled,
 helpers inlined, ``stop_gradient(e)`` kept as the opaque ``StopGradient(e)``. Every assignment here is
 evaluated unconditionally by the primal, so later stages may compute it unconditionally too.
+A ``Check`` (an ``assert`` or a ``raise`` under a condition) sits among the assignments, in the
+order the primal runs it; every stage keeps it where it is, and the generated code runs it there.
 """
 import keyword
 from dataclasses import dataclass, field
@@ -14,7 +16,7 @@ from .rules import StopGradient
 
 # names the emitted code refers to itself; a user name equal to one of these is renamed
 RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "sum",
-                      "ValueError"})
+                      "ValueError", "AssertionError"})
 
 
 @dataclass(frozen=True)
@@ -25,20 +27,48 @@ class Assignment:
     expr: sympy.Basic
 
 
+@dataclass(frozen=True)
+class Check:
+    """``if <path holds>: raise <exception>(<message>)``: an ``assert`` or a ``raise`` of the primal.
+
+    ``path`` is a tuple of ``(condition, holds)`` pairs, SymPy booleans read from the source as
+    the primal computes them: the check raises when every ``condition`` evaluates to ``holds``
+    (``assert c, m`` is the pair ``(c, False)``, after the ``if`` pairs around it). ``exception``
+    is the name of a built-in exception class; ``message`` a string or None (no argument).
+    """
+
+    path: tuple
+    exception: str
+    message: object = None
+
+    @property
+    def free_symbols(self):
+        return set().union(*(c.free_symbols for c, _ in self.path))
+
+
 @dataclass
 class Program:
     """A function as SSA assignments.
 
     Attributes:
         name: the function's name (``energy``), used for ``grad_energy`` and ``denergy_dx``.
-        params: the positional parameters, one real symbol each, in order.
-        defaults: default values (Python numbers) of the last ``len(defaults)`` parameters.
+        params: the parameters, one real symbol each, in signature order: the positional ones,
+            then the keyword-only ones (the last ``len(kwonly)``).
+        defaults: default values (Python numbers) of the last ``len(defaults)`` positional
+            parameters.
+        kwonly: keyword-only parameter name → its default (a Python number), or None when it
+            has none; in signature order.
         static: parameter name → int value it was fixed to at build time (used in ``range``).
-        assignments: the ordered ``Assignment`` list.
+        assignments: the ordered steps: ``Assignment``s, and ``Check``s where the primal runs
+            them (``bindings`` gives the assignments alone).
         outputs: the output expressions (one for a scalar function).
         output_names: a name per output, for ``d<out>_d<wrt>``.
         origin: "file.py, line 12" of the primal, for the docstring.
         names: every identifier in use, so later stages create fresh ones.
+        variables: each variable the primal's body assigns (not a parameter) → the symbol of its
+            last top-level binding (an assignment target when ``to_program`` was asked to make it
+            a node), or None when it has no single number value (bound only inside a branch, or
+            to a tuple). ``wrt`` may name these (``intermediate.py``).
         arrays: None for a scalar program; else a ``shapes.ArrayInfo`` (the shape of each array
             symbol, where each size is read, the constant arrays).
     """
@@ -52,11 +82,23 @@ class Program:
     origin: str
     static: dict = field(default_factory=dict)
     names: set = field(default_factory=set)
+    kwonly: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
     arrays: object = None
 
     @property
     def param_names(self):
         return tuple(p.name for p in self.params)
+
+    @property
+    def positional(self):
+        """The positional parameters (``params`` without the keyword-only ones)."""
+        return self.params[:len(self.params) - len(self.kwonly)]
+
+    @property
+    def bindings(self):
+        """The ``Assignment``s of ``assignments``, in order (the ``Check``s left out)."""
+        return [a for a in self.assignments if isinstance(a, Assignment)]
 
     def fresh(self, base):
         """A new identifier from ``base`` unused in this program (``t``, ``t_1``, ``t_2`` ...)."""
@@ -105,7 +147,7 @@ def substituted_outputs(program):
     depth of the program (a loop of ``t = sin(t)*t + cos(t)``).
     """
     values = {}
-    for a in program.assignments:
+    for a in program.bindings:
         values[a.target] = a.expr.xreplace(values) if values else a.expr
     return tuple(None if out is None else out.xreplace(values) for out in program.outputs)
 

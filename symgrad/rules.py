@@ -7,10 +7,15 @@ derivative is 0 everywhere it is defined, our convention at the jumps). Adding a
 means adding one row here; ``tests/test_rules.py`` checks every row with no new test code.
 """
 import builtins
+import fractions
 import importlib
+import math
+import warnings
 from dataclasses import dataclass
 
+import mpmath
 import sympy
+from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
 ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
@@ -62,6 +67,9 @@ class StopGradient(Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
     def _eval_derivative(self, symbol):
         return S.Zero
 
@@ -86,6 +94,14 @@ class Round(Function):
     def _eval_is_real(self):
         return True
 
+    def _eval_is_integer(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        value = self.args[0].evalf(prec_to_dps(prec))
+        return sympy.Float(builtins.round(float(value)), precision=prec) if value.is_Number \
+            else None
+
     def _latex(self, printer):
         return r"\operatorname{round}\left(%s\right)" % printer._print(self.args[0])
 
@@ -95,8 +111,25 @@ class Log1p(Function):
 
     nargs = 1
 
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_zero:
+            return S.Zero
+        return None
+
+    def _eval_is_real(self):
+        arg = self.args[0]
+        return arg.is_real and (arg + 1).is_positive
+
+    def _eval_evalf(self, prec):
+        return _numeric(mpmath.log1p, self.args[0], prec)
+
     def fdiff(self, argindex=1):
         return 1 / (1 + self.args[0])
+
+    def _eval_mpmath(self):  # so evalf (check_grad's 50-digit evaluation) gives a number
+        import mpmath
+        return mpmath.log1p, self.args
 
 
 class Expm1(Function):
@@ -104,8 +137,200 @@ class Expm1(Function):
 
     nargs = 1
 
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_zero:
+            return S.Zero
+        return None
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_evalf(self, prec):
+        return _numeric(mpmath.expm1, self.args[0], prec)
+
     def fdiff(self, argindex=1):
         return sympy.exp(self.args[0])
+
+    def _eval_mpmath(self):
+        import mpmath
+        return mpmath.expm1, self.args
+
+
+class Value(Function):
+    """An operand of a comparison exactly as the primal computes it: ``Value(u + 1) > t``.
+
+    Opaque to SymPy, so no canonicalisation rearranges ``u + 1 > t`` into ``u > t - 1`` (another
+    float value, another branch); printed as its argument. Numbers are unwrapped; symbols are
+    kept wrapped, so that substituting an assignment into a condition keeps the operand whole.
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_Number or isinstance(arg, (Value, Undefined)) or isinstance(arg, sympy.logic.boolalg.Boolean) \
+                and not isinstance(arg, sympy.Expr):
+            return arg
+        if arg.is_number and not arg.has(sympy.Symbol):
+            return arg
+        return None
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
+    def fdiff(self, argindex=1):
+        return S.One
+
+    def _latex(self, printer):
+        return printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return printer._print(self.args[0])
+
+
+def _numeric(function, arg, prec):
+    """``function`` (an mpmath function) of a numeric ``arg`` at ``prec`` bits, or None."""
+    work = prec + 30  # guard bits, so the result is correctly rounded to prec
+    value = arg.evalf(prec_to_dps(work))
+    if not value.is_Number:
+        return None
+    with mpmath.workprec(work):
+        return sympy.Float(function(value._to_mpmath(work)), precision=prec)
+
+
+class Undefined(Function):
+    """A value the primal cannot compute (``x / 0.0``, ``math.log(0.0)``) on a path that may not
+    run: printed as an expression raising the primal's exception (``0.0 / 0.0``, ``math.log(0.0)``,
+    ``math.exp(1000.0)`` by ``kind``), and its own derivative, so a gradient raises where the primal
+    raises. ``kind`` is 0 (division by zero), 1 (domain error) or 2 (overflow)."""
+
+    nargs = 1
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_derivative(self, symbol):
+        return self
+
+    def fdiff(self, argindex=1):
+        return self
+
+
+class NotComputable(Exception):
+    """Raised by ``fold`` when Python raises (or gives inf, nan or a complex) on the constants."""
+
+    def __init__(self, kind):
+        super().__init__(kind)
+        self.kind = kind
+
+
+class Literal(sympy.AtomicExpr):
+    """An inexact float (``1e-12``, ``0.1``) added to a variable: an opaque constant, so SymPy does
+    not fold it into another number of the sum (``1 - p + 1e-12`` stays as written, not
+    ``1.000000000001 - p``, another float value: off by 1e-4 relatively at p = 1); printed as its
+    repr. Products keep plain Floats (``2*0.1*x`` is ``0.2*x``: a relative rounding only)."""
+
+    is_number = True
+    is_real = True
+    is_extended_real = True
+    is_finite = True
+    is_commutative = True
+    is_comparable = True
+    __slots__ = ("value",)
+
+    def __new__(cls, value):
+        obj = sympy.AtomicExpr.__new__(cls)
+        obj.value = float(value)
+        return obj
+
+    def __getnewargs__(self):
+        return (self.value,)
+
+    def _hashable_content(self):
+        return (self.value,)
+
+    def _eval_is_positive(self):
+        return self.value > 0
+
+    def _eval_is_negative(self):
+        return self.value < 0
+
+    def _eval_is_zero(self):
+        return self.value == 0
+
+    def _eval_is_integer(self):
+        return False
+
+    def _eval_evalf(self, prec):
+        return sympy.Float(self.value, precision=max(prec, 53))
+
+    def _as_mpf_val(self, prec):
+        return mpmath.mpf(self.value)._mpf_
+
+    def __float__(self):
+        return self.value
+
+    def _sympystr(self, printer):
+        return repr(self.value)
+
+    def _latex(self, printer):
+        return repr(self.value)
+
+
+def number(value):
+    """A Python int or float as a SymPy number: an int is an ``Integer``; a float whose shortest
+    repr is exact (0.5, 2.0, 0.25) is that ``Rational``; any other float a 53-bit ``Float``."""
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    exact = fractions.Fraction(value)
+    if fractions.Fraction(repr(value)) == exact:
+        return sympy.Rational(exact.numerator, exact.denominator)
+    return sympy.Float(value)
+
+
+def as_python(value):
+    """A constant SymPy expression as the Python number the primal holds (int or float)."""
+    return int(value) if value.is_Integer else float(value)
+
+
+def fold(python, build, args):
+    """``python(*args)`` on constant SymPy ``args``, computed as the primal computes it (Python
+    floats and ints), so a constant folded at build time is the primal's value: SymPy's own
+    ``build(*args)`` is kept only where it has that float value (``sqrt(2)`` for ``math.sqrt(2.0)``,
+    exact; but ``atan2(0.0, 0.0)`` is Python's 0.0, not SymPy's nan).
+
+    Raises:
+        NotComputable: Python raises (``ZeroDivisionError`` → kind 0, ``ValueError`` → 1,
+            ``OverflowError`` → 2) or gives an infinite, nan or complex value.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # NumPy's divide-by-zero warning: undefined too
+            value = python(*[as_python(a) for a in args])
+    except ZeroDivisionError:
+        raise NotComputable(0) from None
+    except OverflowError:
+        raise NotComputable(2) from None
+    except (ValueError, ArithmeticError, RuntimeWarning):
+        raise NotComputable(1) from None
+    if hasattr(value, "item") and hasattr(value, "dtype"):
+        value = value.item()  # a NumPy scalar
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise NotComputable(1 if isinstance(value, complex) or value != value else 2)
+    try:
+        exact = build(*args)
+        if isinstance(exact, sympy.Expr) and exact.is_number and not exact.has(
+                sympy.zoo, sympy.nan, sympy.oo, sympy.I, Literal) and float(exact) == value and (
+                exact.is_Integer or not exact.is_Number or not isinstance(value, int)):
+            return exact
+    except (TypeError, ValueError, ArithmeticError):
+        pass
+    return number(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,13 +338,14 @@ class Expm1(Function):
 def _extremum_partial(expr, i):
     """∂max/∂a_i: 1 for the strict winner, ties split equally (max(x, y) at x = y gives 1/2 each,
     as JAX, PyTorch, autograd, SymPy's Heaviside(0) and CasADi)."""
-    args = expr.args
+    args = [Value(a) for a in expr.args]  # compared as the primal computes them, not rearranged
     if len(args) == 2:
         mine, other = args[i], args[1 - i]
         wins = mine > other if isinstance(expr, sympy.Max) else mine < other
         return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
-    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, expr)), (0, True)) for a in args])
-    return Piecewise((1 / ties, sympy.Eq(args[i], expr)), (0, True))
+    value = Value(expr)
+    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, value)), (0, True)) for a in args])
+    return Piecewise((1 / ties, sympy.Eq(args[i], value)), (0, True))
 
 
 def _mod_partial(expr, i):
@@ -129,6 +355,7 @@ def _mod_partial(expr, i):
 
 
 def _sign_lower(d):
+    d = Value(d)
     return Piecewise((1, d > 0), (-1, d < 0), (0, True))
 
 

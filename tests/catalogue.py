@@ -56,8 +56,11 @@ def with_default(x, y=2.0):
     return x * y + y ** 2
 
 
-case("default-used", with_default, (1.5,), (2.0, 1.5 + 4.0))
-case("default-overridden", with_default, (1.5, -1.0), (-1.0, 1.5 - 2.0))
+case("default-used", with_default, (1.5,), (2.0, 1.5 + 4.0), wrt=("x", "y"))
+case("default-overridden", with_default, (1.5, -1.0), (-1.0, 1.5 - 2.0), wrt=("x", "y"))
+# wrt=None leaves a parameter with a default out (a hyperparameter): one float
+case("default-left-out", with_default, (1.5,), 2.0)
+case("default-left-out-overridden", with_default, (1.5, -1.0), -1.0)
 case("default-wrt-y", with_default, (1.5,), 5.5, wrt="y")
 
 
@@ -68,7 +71,9 @@ def int_default_not_a_bound(x, k=3):
 
 
 case("int-default-parameter", int_default_not_a_bound, (2.0,),
-     (3 * 4.0 + 3, 8.0 * math.log(2.0) + 2.0))
+     (3 * 4.0 + 3, 8.0 * math.log(2.0) + 2.0), wrt=("x", "k"))
+# left out of wrt=None, so x < 0 is fine (d/dk would need log(x))
+case("int-default-left-out", int_default_not_a_bound, (-2.0,), 3 * 4.0 + 3)
 
 
 # f = 3x^2 + 0.5x - 7 + 0.25/x: df = 6x + 0.5 - 0.25/x^2

@@ -46,7 +46,9 @@ def cube_grad_cancelling(x):
 
 def test_right_logistic_gradient_is_equal():
     report = symgrad.check_grad(logistic_loss, logistic_loss_grad)
-    assert report.verdict == "equal"
+    assert (report.verdict, report.basis) == ("equal", "symbolic")
+    assert report.differing == ()
+    assert "symgrad - df simplifies to 0 in every component" in str(report)
     assert all(d == 0 for d in report.differences)
     assert len(report.points) == 10
     assert report.worst_error < 1e-12
@@ -62,9 +64,11 @@ def test_sign_error_is_different_and_named():
     assert report.got == pytest.approx(y * x * s, rel=1e-12)
     assert report.worst_error == pytest.approx(2 * abs(x * y * s) / max(1.0, abs(x * y * s)))
     text = str(report)
-    assert text.startswith("check_grad: different")
-    assert "dlogistic_loss_dw" in text and "worst point" in text
+    assert text.startswith("check_grad: different, basis numeric")
+    assert "dlogistic_loss_dw differs: symgrad - df = -2.0*x*y/(exp(y*(b + w*x)) + 1)" in text
+    assert "worst point" in text and "the other 3 of 4 components agree" in text
     # the only component that differs is the first; its difference is -2 x y s
+    assert report.differing == ("dlogistic_loss_dw",)
     assert report.differences[1:] == (0, 0, 0)
 
 
@@ -78,7 +82,7 @@ def test_points_are_reproducible_and_can_be_given():
 
 def test_a_subgradient_at_the_kink_is_accepted_with_a_note():
     report = symgrad.check_grad(absolute, absolute_grad_half, points=[(0.0,), (2.0,), (-1.0,)])
-    assert report.verdict != "different"
+    assert (report.verdict, report.basis) == ("equal", "numeric")
     assert report.kinks and "one-sided slopes -1 and 1" in report.kinks[0]
 
 
@@ -94,6 +98,17 @@ def test_cancellation_in_floats_is_not_a_false_alarm():
     assert cube_grad_cancelling(1e10) != 3e20
     report = symgrad.check_grad(cube, cube_grad_cancelling, points=[(1e10,), (2.0,)])
     assert report.verdict == "equal"
+    assert report.worst_point == (1e10,) and report.worst_error > 1e-9  # the float error
+
+
+def test_the_50_digit_values_decide_not_the_floats():
+    # 1e-20 is below half an ulp of 0.5 / sqrt(x) near x = 1, so the floats are identical; at
+    # 50 digits the difference is 1e-20, more than rtol=1e-30
+    assert root_grad_off_by_1e_20(1.0) == root_grad(1.0)
+    report = symgrad.check_grad(root, root_grad_off_by_1e_20, points=[1.0, 4.0], rtol=1e-30)
+    assert (report.verdict, report.differing) == ("different", ("droot_dx",))
+    assert report.worst_error == 0.0  # in floats
+    assert symgrad.check_grad(root, root_grad_off_by_1e_20, points=[1.0, 4.0]).verdict == "equal"
 
 
 def test_assert_grad_raises_with_the_report():
@@ -105,3 +120,221 @@ def test_assert_grad_raises_with_the_report():
 def test_wrong_number_of_results_is_an_error():
     with pytest.raises(symgrad.OutputShapeError, match="returns 4 values for 1 wrt"):
         symgrad.check_grad(logistic_loss, logistic_loss_grad, wrt="w")
+
+
+def root(x):
+    return math.sqrt(x)
+
+
+def root_grad(x):
+    return 0.5 / math.sqrt(x)
+
+
+def root_grad_off_by_1e_20(x):
+    return 0.5 / math.sqrt(x) + 1e-20
+
+
+def root_grad_off_by_1e_12(x):
+    return 0.5 / math.sqrt(x) + 1e-12
+
+
+# --- Black-Scholes: SymPy cannot simplify the difference of the textbook Greeks to 0 -------------
+def black_scholes_call(S, K, T, r, sigma):
+    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+    return S * n1 - K * math.exp(-r * T) * n2
+
+
+def black_scholes_greeks(S, K, T, r, sigma):
+    # delta, dC/dK, theta (dC/dT), rho, vega: the textbook forms, which rely on
+    # S phi(d1) = K exp(-rT) phi(d2)
+    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+    phi1 = math.exp(-0.5 * d1 * d1) / math.sqrt(2.0 * math.pi)
+    disc = math.exp(-r * T)
+    return (n1, -disc * n2, S * phi1 * sigma / (2.0 * math.sqrt(T)) + r * K * disc * n2,
+            K * T * disc * n2, S * phi1 * math.sqrt(T))
+
+
+def black_scholes_greeks_wrong_vega(S, K, T, r, sigma):
+    delta, dstrike, theta, rho, vega = black_scholes_greeks(S, K, T, r, sigma)
+    return delta, dstrike, theta, rho, vega * 1.01
+
+
+def black_scholes_vega_by_mpmath(S, K, T, r, sigma):
+    """Vega = S phi(d1) sqrt(T) at 30 digits, from mpmath (an independent reference)."""
+    import mpmath
+    mpmath.mp.dps = 30
+    S, K, T, r, sigma = map(mpmath.mpf, (S, K, T, r, sigma))
+    d1 = (mpmath.log(S / K) + (r + sigma ** 2 / 2) * T) / (sigma * mpmath.sqrt(T))
+    return float(S * mpmath.npdf(d1) * mpmath.sqrt(T))
+
+
+def test_the_textbook_black_scholes_greeks_are_equal_by_numbers():
+    report = symgrad.check_grad(black_scholes_call, black_scholes_greeks)
+    assert (report.verdict, report.basis) == ("equal", "numeric")
+    assert report.evaluated == len(report.points) == 10 and report.differing == ()
+    assert report.worst_error < 1e-14
+    text = str(report)
+    assert "all 5 components agree within rtol at the 10 points evaluated, at 50 digits" in text
+    assert "differs" not in text and len(text) < 600
+
+
+def test_a_wrong_vega_is_different_and_only_vega_is_shown():
+    report = symgrad.check_grad(black_scholes_call, black_scholes_greeks_wrong_vega)
+    assert (report.verdict, report.basis) == ("different", "numeric")
+    assert report.differing == ("dblack_scholes_call_dsigma",)
+    assert report.worst_component == "dblack_scholes_call_dsigma"
+    vega = black_scholes_vega_by_mpmath(*report.worst_point)
+    assert report.expected == pytest.approx(vega, rel=1e-12)
+    assert report.got == pytest.approx(1.01 * vega, rel=1e-12)
+    lines = str(report).splitlines()
+    differs = [line for line in lines if "differs" in line]
+    assert len(differs) == 1 and differs[0].startswith("  dblack_scholes_call_dsigma differs: ")
+    assert "  the other 4 of 5 components agree" in lines
+
+
+def test_the_report_cuts_each_shown_difference_to_200_characters():
+    report = symgrad.check_grad(black_scholes_call, black_scholes_greeks_wrong_vega)
+    assert len(str(report.differences[4])) > 200  # long enough to be cut
+    line = next(line for line in str(report).splitlines() if "differs" in line)
+    shown = line.split("symgrad - df = ", 1)[1]
+    assert len(shown) == 200 and shown.endswith("...")
+    assert shown[:-3] == str(report.differences[4])[:197]
+    assert all(len(line) < 300 for line in str(report).splitlines())
+
+
+def test_a_difference_below_rtol_is_equal_by_numbers():
+    report = symgrad.check_grad(root, root_grad_off_by_1e_12)
+    assert (report.verdict, report.basis) == ("equal", "numeric")
+    assert report.differences == (sympy_float(-1e-12),)
+
+
+def sympy_float(value):
+    import sympy
+    return sympy.Float(value)
+
+
+def test_undecided_only_when_no_point_evaluates():
+    # log(S/K) raises for S/K < 0 and sqrt(T) for T < 0: no point of these can be evaluated
+    no_point = [(-1.0, 1.0, 1.0, 0.05, 0.2), (1.0, 1.0, -1.0, 0.05, 0.2)]
+    report = symgrad.check_grad(black_scholes_call, black_scholes_greeks, points=no_point)
+    assert (report.verdict, report.basis, report.evaluated) == ("undecided", None, 0)
+    assert len(report.raised) == 2
+    assert "no point could be evaluated" in str(report)
+    assert "(not proved 0)" in str(report)
+    one_more = no_point + [(1.0, 1.25, 0.5, 0.05, 0.2)]
+    report = symgrad.check_grad(black_scholes_call, black_scholes_greeks, points=one_more)
+    assert (report.verdict, report.basis, report.evaluated) == ("equal", "numeric", 1)
+    # proved 0, no point needed
+    report = symgrad.check_grad(root, root_grad, points=[-1.0])
+    assert (report.verdict, report.basis, report.evaluated) == ("equal", "symbolic", 0)
+
+
+def test_a_gradient_function_as_df_is_checked_from_its_program():
+    report = symgrad.check_grad(logistic_loss, symgrad.grad(logistic_loss))
+    assert (report.verdict, report.basis) == ("equal", "symbolic")
+    report = symgrad.check_grad(black_scholes_call, symgrad.grad(black_scholes_call), points=3)
+    assert (report.verdict, len(report.points)) == ("equal", 3)
+    # the gradient of another function is different where it differs
+    report = symgrad.check_grad(cube, symgrad.grad(absolute), points=[2.0])
+    assert report.verdict == "different" and report.got == 1.0 and report.expected == 12.0
+
+
+def test_a_gradient_function_as_f_checks_its_derivative():
+    # d/dx of cube's gradient 3x^2 is 6x
+    assert symgrad.check_grad(symgrad.grad(cube), cube_second).basis == "symbolic"
+    assert symgrad.check_grad(symgrad.grad(cube), cube_second_wrong).verdict == "different"
+
+
+def cube_second(x):
+    return 6.0 * x
+
+
+def cube_second_wrong(x):
+    return 6.0 * x + 1.0
+
+
+def test_other_members_of_the_family_are_not_a_df():
+    with pytest.raises(symgrad.OptionError, match="df is a symgrad hessian"):
+        symgrad.check_grad(cube, symgrad.hessian(cube))
+    with pytest.raises(symgrad.OptionError, match="unconnected='none'"):
+        symgrad.check_grad(first_of_two, symgrad.grad(first_of_two, unconnected="none"))
+
+
+def first_of_two(x, y):
+    return x * x
+
+
+def test_points_as_a_number_and_bad_options():
+    assert len(symgrad.check_grad(root, root_grad, points=25).points) == 25
+    for bad in (0, -3, True):
+        with pytest.raises(symgrad.OptionError, match="points"):
+            symgrad.check_grad(root, root_grad, points=bad)
+    for bad in (-1e-9, float("nan"), "1e-9"):
+        with pytest.raises(symgrad.OptionError, match="rtol"):
+            symgrad.check_grad(root, root_grad, rtol=bad)
+
+
+def softplus(x):
+    return math.log1p(math.exp(x))
+
+
+def softplus_grad(x):
+    return math.exp(x) / (1.0 + math.exp(x))
+
+
+def test_log1p_and_expm1_are_evaluated_at_50_digits():
+    report = symgrad.check_grad(softplus, softplus_grad)
+    assert report.verdict == "equal" and report.floats_only == []
+    report = symgrad.check_grad(expm1_square, expm1_square_grad_wrong, points=[1.5])
+    assert report.verdict == "different" and report.floats_only == []
+    assert report.expected == pytest.approx(3.0 * math.exp(2.25), rel=1e-15)
+
+
+def expm1_square(x):
+    return math.expm1(x * x)
+
+
+def expm1_square_grad_wrong(x):
+    return math.exp(x * x)  # forgot 2x
+
+
+def power_of(x, n=3):
+    return x ** n
+
+
+def dpower_of_dx(x, n=3):
+    return 3.0 * x * x  # right for the default n only
+
+
+def test_a_defaulted_parameter_not_in_wrt_keeps_its_default_in_random_points():
+    report = symgrad.check_grad(power_of, dpower_of_dx, wrt="x")
+    assert {n for _, n in report.points} == {3}
+    assert len(report.points) == 10 and report.verdict == "equal"
+    # named in wrt, it is drawn like any parameter
+    report = symgrad.check_grad(power_of, both_partials, wrt=("x", "n"), points=5)
+    assert len({n for _, n in report.points}) == 5
+    assert report.verdict == "equal"
+
+
+def both_partials(x, n=3):
+    return n * x ** (n - 1), x ** n * math.log(x)
+
+
+def shifted_root_grad_raising(x):
+    # right for x > 0, but raises at x = 4 (a hand-derived gradient with a bug)
+    return 0.5 / math.sqrt(x) + 1.0 / (x - 4.0) * 0.0
+
+
+def test_df_raising_where_symgrad_does_not_is_different():
+    report = symgrad.check_grad(root, shifted_root_grad_raising, points=[1.0, 4.0])
+    assert (report.verdict, report.differing) == ("different", ())
+    assert report.raised == ["df raises ZeroDivisionError at (4.0,) where symgrad gives (0.25,)"]
+    text = str(report)
+    assert "differs" not in text and "agree" not in text
+    assert "  raised: df raises ZeroDivisionError at (4.0,)" in text

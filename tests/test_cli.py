@@ -280,3 +280,194 @@ def test_show_of_a_decorated_function_prints_its_own_source(tmp_path, capsys):
                     "    return x * x + y * y\n")
     assert cli.main(["show", f"{path}:energy"]) == 0
     assert capsys.readouterr().out.startswith("def grad_energy(x, y):")
+
+
+# --- --version, --kind, --strategy, check --points/--rtol/--seed, the function list, --force -----
+def test_version_prints_the_package_version(capsys):
+    import symgrad
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out == f"symgrad {symgrad.__version__}\n"
+    status, out, err = run("--version")
+    assert (status, out, err) == (0, f"symgrad {symgrad.__version__}\n", "")
+
+
+KIND_FILE = '''\
+import math
+
+
+def polar(r, theta):
+    return r * math.cos(theta), r * math.sin(theta)
+
+
+def poly(x, y):
+    return x * x * y + y ** 3
+'''
+
+
+@pytest.mark.parametrize("kind, target, args, expected", [
+    # poly = x^2 y + y^3: gradient (2xy, x^2 + 3y^2), Hessian ((2y, 2x), (2x, 6y))
+    ("grad", "poly", (1.5, -2.0), (-6.0, 14.25)),
+    ("value_and_grad", "poly", (1.5, -2.0), (-12.5, (-6.0, 14.25))),
+    ("hessian", "poly", (1.5, -2.0), ((-4.0, 3.0), (3.0, -12.0))),
+    # polar: rows (cos t, -r sin t), (sin t, r cos t); vjp with cotangents (1, 0) is row 0
+    ("jacobian", "polar", (2.0, 0.0), ((1.0, -0.0), (0.0, 2.0))),
+    ("vjp", "polar", (2.0, 0.0, 1.0, 0.0), (1.0, 0.0)),
+])
+def test_show_kind_prints_that_member_of_the_family(tmp_path, capsys, kind, target, args,
+                                                    expected):
+    path = tmp_path / "kinds.py"
+    path.write_text(KIND_FILE)
+    assert cli.main(["show", f"{path}:{target}", "--kind", kind]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith(f"def {kind}_{target}(")
+    assert compiled(out, f"{kind}_{target}")(*args) == expected  # exact in floats here
+
+
+def test_show_kind_latex_and_export_kind(tmp_path, capsys):
+    path = tmp_path / "kinds.py"
+    path.write_text(KIND_FILE)
+    assert cli.main(["show", f"{path}:poly", "--kind", "hessian", "--latex"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "d2poly_dx_dx = 2 y", "d2poly_dx_dy = 2 x", "d2poly_dy_dx = 2 x", "d2poly_dy_dy = 6 y"]
+    out_file = tmp_path / "poly_hessian.py"
+    assert cli.main(["export", f"{path}:poly", "--kind", "hessian", "-o", str(out_file)]) == 0
+    assert capsys.readouterr().out == f"wrote {out_file}: hessian_poly\n"
+    assert compiled(out_file.read_text(), "hessian_poly")(1.5, -2.0) == ((-4.0, 3.0), (3.0, -12.0))
+
+
+def test_a_bad_kind_is_a_usage_error(capsys):
+    assert cli.main(["show", "a.py:f", "--kind", "laplacian"]) == 2
+    assert "invalid choice: 'laplacian'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("strategy", ["auto", "symbolic", "reverse"])
+def test_strategy_is_passed_to_show_export_and_check(in_root, capsys, tmp_path, strategy):
+    import symgrad
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    try:
+        import spring_chain
+    finally:
+        sys.path.remove(os.path.join(ROOT, "examples"))
+    assert cli.main(["show", f"{SPRING_CHAIN}:energy", "--strategy", strategy]) == 0
+    out = capsys.readouterr().out
+    assert out == symgrad.grad(spring_chain.energy, strategy=strategy).source
+    assert compiled(out, "grad_energy")(1.0, 2.0, 3.0) == pytest.approx(minus_force(1.0, 2.0, 3.0))
+    out_file = tmp_path / "energy_grad.py"
+    assert cli.main(["export", f"{SPRING_CHAIN}:energy", "--strategy", strategy,
+                     "-o", str(out_file)]) == 0
+    assert out_file.read_text().endswith(out)
+    capsys.readouterr()
+    spring = tmp_path / "spring_hand.py"
+    spring.write_text(f"def minus_force(x1, x2, x3):\n    return {minus_force_source()}\n")
+    assert cli.main(["check", f"{SPRING_CHAIN}:energy", f"{spring}:minus_force",
+                     "--strategy", strategy, "--points", "2"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis symbolic")
+
+
+def minus_force_source():
+    return ("(4 * (x1 - 0.25) - 2 * (x2 - x1 - 0.25), 2 * (x2 - x1 - 0.25) - 2 * (x3 - x2 - 0.25), "
+            "2 * (x3 - x2 - 0.25) - 4 * (4 - x3 - 0.25))")
+
+
+def test_check_points_rtol_and_seed_reach_check_grad(tmp_path, capsys):
+    import symgrad
+    path = tmp_path / "logistic.py"
+    path.write_text(LOGISTIC)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import logistic
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("logistic", None)
+    for argv, options in [([], {}), (["--points", "3"], dict(points=3)),
+                          (["--seed", "7"], dict(seed=7)),
+                          (["--points", "4", "--seed", "2"], dict(points=4, seed=2))]:
+        assert cli.main(["check", f"{path}:loss", f"{path}:loss_grad", *argv]) == 0
+        out = capsys.readouterr().out
+        assert out == str(symgrad.check_grad(logistic.loss, logistic.loss_grad, **options)) + "\n"
+        assert f"({options.get('points', 10)} points, " in out.replace("wrt w, b, ", "(")
+    # the wrong gradient is off by 4s / max(1, 2s) <= 2: different at rtol 1, equal at rtol 5
+    assert cli.main(["check", f"{path}:loss", f"{path}:loss_grad_wrong", "--rtol", "1"]) == 1
+    assert "rtol 1)" in capsys.readouterr().out.splitlines()[0]
+    assert cli.main(["check", f"{path}:loss", f"{path}:loss_grad_wrong", "--rtol", "5"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis numeric (wrt w, b, 10 "
+                                              "points, rtol 5)")
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--points", "0"], "argument --points: expected a whole number >= 1, not '0'"),
+    (["--points", "many"], "argument --points: expected a whole number >= 1, not 'many'"),
+    (["--rtol", "-1"], "argument --rtol: expected a number >= 0 (e.g. 1e-9), not '-1'"),
+    (["--rtol", "nan"], "argument --rtol: expected a number >= 0 (e.g. 1e-9), not 'nan'"),
+    (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+])
+def test_bad_check_options_are_usage_errors(capsys, argv, expected):
+    assert cli.main(["check", "a.py:f", "a.py:df", *argv]) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_check_of_the_black_scholes_greeks(tmp_path, capsys):
+    import inspect
+
+    import test_check  # the functions of tests/test_check.py, written to a file of their own
+    path = tmp_path / "bs.py"
+    names = ("black_scholes_call", "black_scholes_greeks", "black_scholes_greeks_wrong_vega")
+    path.write_text("import math\n\n\n" + "\n\n".join(
+        inspect.getsource(getattr(test_check, name)) for name in names))
+    assert cli.main(["check", f"{path}:black_scholes_call", f"{path}:black_scholes_greeks"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis numeric")
+    assert cli.main(["check", f"{path}:black_scholes_call",
+                     f"{path}:black_scholes_greeks_wrong_vega"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("check_grad: different, basis numeric")
+    assert "  dblack_scholes_call_dsigma differs: " in out and out.count("differs") == 1
+
+
+def test_check_accepts_a_decorated_gradient_as_df(tmp_path, capsys):
+    path = tmp_path / "decorated.py"
+    path.write_text("import symgrad\n\n\ndef energy(x, y):\n    return x * x * y\n\n\n"
+                    "denergy = symgrad.grad(energy)\n")
+    assert cli.main(["check", f"{path}:energy", f"{path}:denergy"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis symbolic")
+
+
+def test_no_function_named_lists_every_function_or_the_first_ten(tmp_path, capsys):
+    few = tmp_path / "few.py"
+    few.write_text("import math\nfrom os.path import join\n\nSCALE = 2.0\n\n\n"
+                   "def b(x):\n    return x\n\n\ndef a(x):\n    return x\n\n\n"
+                   "class Model:\n    def energy(self, x):\n        return x\n")
+    assert cli.main(["show", f"{few}:nothing"]) == 2
+    assert capsys.readouterr().err == (
+        f"symgrad: error: {few} has no function `nothing` (functions: a, b)\n")
+    many = tmp_path / "many.py"
+    many.write_text("".join(f"def f{i:02d}(x):\n    return x\n\n\n" for i in range(13)))
+    assert cli.main(["show", f"{many}:g"]) == 2
+    assert capsys.readouterr().err == (
+        f"symgrad: error: {many} has no function `g` (functions: f00, f01, f02, f03, f04, f05, "
+        "f06, f07, f08, f09 and 3 more)\n")
+    assert cli.main(["show", f"{many}:f07x"]) == 2
+    err = capsys.readouterr().err
+    assert "has no function `f07x`: did you mean `f07`? (functions: f00, " in err
+    assert cli.main(["show", f"{few}:Model.enrgy"]) == 2
+    assert capsys.readouterr().err == (
+        "symgrad: error: Model has no function `enrgy`: did you mean `energy`? "
+        "(functions: energy)\n")
+    empty = tmp_path / "empty.py"
+    empty.write_text("X = 1\n")
+    assert cli.main(["show", f"{empty}:f"]) == 2
+    assert capsys.readouterr().err == (
+        f"symgrad: error: {empty} has no function `f` (it defines no functions)\n")
+
+
+def test_force_is_named_by_its_flag(tmp_path, capsys):
+    path = tmp_path / "logistic.py"
+    path.write_text(LOGISTIC)
+    out_file = tmp_path / "loss_grad.py"
+    out_file.write_text("# mine\n")
+    assert cli.main(["export", f"{path}:loss", "-o", str(out_file)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"symgrad: error: {out_file} exists: pass --force to replace it\n"
+    assert out_file.read_text() == "# mine\n"
+    assert cli.main(["export", f"{path}:loss", "-o", str(out_file), "--force"]) == 0
+    assert "def grad_loss(w, b):" in out_file.read_text()

@@ -188,10 +188,14 @@ def test_parameters_and_defaults_are_the_primal_ones(function):
 
 
 def test_defaults_are_used():
-    gf = symgrad.grad(with_defaults)
+    gf = symgrad.grad(with_defaults, wrt=("x", "y", "k"))
     # k*x*y: d/dx = k y = 6, d/dy = k x = 4.5, d/dk = x y = 3 at x = 1.5 with y = 2, k = 3
     assert gf(1.5) == (6.0, 4.5, 3.0)
     assert gf(1.5, 4.0, 1) == (4.0, 1.5, 6.0)
+    alone = symgrad.grad(with_defaults)  # wrt=None: the parameters with defaults are left out
+    assert alone.wrt == ("x",)
+    assert alone(1.5) == 6.0 and alone(1.5, 4.0, 1) == 4.0
+    assert alone.source.startswith("def grad_with_defaults(x, y=2.0, k=3):")
 
 
 # --- the docstring --------------------------------------------------------------------------------

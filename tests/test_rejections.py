@@ -19,6 +19,11 @@ import symgrad
 from symgrad import SourceUnavailableError, UnsupportedSyntaxError, stop_gradient
 
 PAIR = (1.0, 2.0)
+
+
+class _CustomError(Exception):
+    pass
+
 STATE = types.SimpleNamespace(value=0.0)
 COUNTER = 0.0
 
@@ -134,9 +139,9 @@ def calls_factorial(x):
     return math.factorial(n) * x
 
 
-def prints(x):
+def bare_expression(x):
     y = x * x
-    print(y)
+    y + 1.0
     return y
 
 
@@ -156,18 +161,18 @@ def star_kwargs(x, **options):
     return x
 
 
-def keyword_only(x, *, scale=2.0):
-    return x * scale
+def keyword_only_string_default(x, *, mode="fast"):
+    return x * 2.0
 
 
-def list_comprehension(x):
-    terms = [x ** i for i in range(3)]
+def comprehension_undecided_if(x):
+    terms = [x ** i for i in range(3) if x > 0.0]
     return terms[0]
 
 
-def generator_in_loop(x):
+def sums_a_number(x):
     s = 0.0
-    for t in (x * i for i in range(3)):
+    for t in sum(x * i for i in x):
         s = s + t
     return s
 
@@ -269,14 +274,13 @@ def unpacks_a_number(x):
 # =================================================================================================
 # The rest of frontend.py's fence
 # =================================================================================================
-def uses_raise(x):
-    if x < 0:
-        raise ValueError("negative")
-    return x
+def raises_always(x):
+    y = x * 2.0
+    raise ValueError("never differentiable")
 
 
-def uses_assert(x):
-    assert x > 0
+def asserts_false(x):
+    assert False, "not implemented"
     return x
 
 
@@ -291,15 +295,76 @@ def imports_inside(x):
     return x * cmath.pi
 
 
-def nested_def(x):
+def raises_custom(x):
+    if x < 0.0:
+        raise _CustomError("negative")
+    return x
+
+
+def raises_formatted(x):
+    if x < 0.0:
+        raise ValueError(f"negative: {x}")
+    return x
+
+
+def decorated_nested(x):
+    @functools.lru_cache
     def inner(u):
         return u * u
     return inner(x)
 
 
-def lambda_inside(x):
-    sq = lambda u: u * u  # noqa: E731
-    return sq(x)
+def nested_reads_later_name(x):
+    def inner(u):
+        return u * scale
+    y = inner(x)
+    scale = 2.0
+    return y
+
+
+def nested_recursion(x):
+    def inner(u):
+        return inner(u)
+    return inner(x)
+
+
+def helper_per_branch(x):
+    if x > 0.0:
+        def h(u):
+            return u
+    else:
+        def h(u):
+            return -u
+    return h(x)
+
+
+def zips_unequal_strictly(x):
+    return sum(a * x for a, b in zip(PAIR, (1.0,), strict=True))
+
+
+def _fails_always(u):
+    raise ValueError("always")
+
+
+def raising_value_in_branch(x):
+    if x > 0.0:
+        y = _fails_always(x) + 1.0
+    else:
+        y = x
+    return y
+
+
+def raises_on_both_paths(x):
+    if x > 0.0:
+        raise ValueError("positive")
+    else:
+        raise ValueError("not positive")
+
+
+def bare_reraise(x):
+    if x < 0.0:
+        raise
+    return x
 
 
 def class_inside(x):
@@ -535,16 +600,17 @@ REJECTIONS = [
               "functions symgrad knows"),
     Rejection("unknown-derivative-factorial", calls_factorial, 2, "math.factorial",
               "math.factorial", "functions symgrad knows"),
-    Rejection("print", prints, 2, "print", "print", "remove it"),
+    Rejection("bare-expression", bare_expression, 2, "y + 1.0", "not a call", "remove it"),
     Rejection("input", reads_input, 1, "input()", "input", "functions symgrad knows"),
     Rejection("undefined-name", uses_undefined, 1, "not_defined_anywhere",
               "`not_defined_anywhere`", "define it"),
     Rejection("star-args", star_args, 0, "rest", "`*args`", "one by one"),
     Rejection("star-kwargs", star_kwargs, 0, "options", "`**kwargs`", "one by one"),
-    Rejection("keyword-only", keyword_only, 0, "scale", "keyword-only", "positional"),
-    Rejection("list-comprehension", list_comprehension, 1, "[x ** i", "comprehension",
-              "for i in range(N)"),
-    Rejection("generator-expression", generator_in_loop, 2, "(x * i", "generator", "for"),
+    Rejection("keyword-only-string-default", keyword_only_string_default, 0, "mode", "`mode`",
+              "int or float defaults"),
+    Rejection("comprehension-undecided-if", comprehension_undecided_if, 1, "x > 0.0",
+              "decided when the gradient is built", "e if c else 0.0"),
+    Rejection("generator-over-a-number", sums_a_number, 2, "x)", "tuple or list", "tuple"),
     Rejection("dict-comprehension", dict_comprehension, 1, "{i: x", "comprehension", "for"),
     Rejection("walrus", walrus, 1, "z :=", ":=", "plain assignment"),
     Rejection("match", uses_match, 1, "match", "`match`", "if"),
@@ -568,12 +634,30 @@ REJECTIONS = [
               "number of names"),
     Rejection("unpack-a-number", unpacks_a_number, 1, "a, b", "tuple", "tuple"),
     # --- the rest of frontend.py ---
-    Rejection("raise", uses_raise, 2, "raise", "`raise`", "check inputs"),
-    Rejection("assert", uses_assert, 1, "assert", "`assert`", "check inputs"),
+    Rejection("raise-always", raises_always, 2, "raise", "`raise` is reached on every call",
+              "under an `if`"),
+    Rejection("assert-false", asserts_false, 1, "assert", "`assert` fails on every call",
+              "under an `if`"),
+    Rejection("raise-custom-class", raises_custom, 2, "_CustomError(", "built-in exception",
+              "ValueError"),
+    Rejection("raise-formatted-message", raises_formatted, 2, "f\"", "string literal",
+              "literal"),
+    Rejection("bare-reraise", bare_reraise, 2, "raise", "bare `raise`", "built-in exception"),
+    Rejection("raising-value", raising_value_in_branch, 2, "_fails_always(x) + 1.0",
+              "raises on every path", "as a statement"),
+    Rejection("raises-on-both-paths", raises_on_both_paths, 0, "def", "raises on every call",
+              "`assert` and `raise`"),
     Rejection("del", uses_del, 2, "del", "`del`", "remove it"),
     Rejection("import-inside", imports_inside, 1, "import", "`import`", "module level"),
-    Rejection("nested-def", nested_def, 1, "def inner", "nested `def`", "module level"),
-    Rejection("lambda-inside", lambda_inside, 1, "lambda", "`lambda`", "module level"),
+    Rejection("decorated-nested-def", decorated_nested, 1, "functools", "decorator",
+              "without one"),
+    Rejection("nested-reads-later-name", nested_reads_later_name, 2, "scale", "`scale` is used "
+              "before it is assigned", "assign it first"),
+    Rejection("nested-recursion", nested_recursion, 2, "inner(u)", "recursion", "for"),
+    Rejection("helper-per-branch", helper_per_branch, 7, "h(x)", "different functions",
+              "before the `if`"),
+    Rejection("zip-strict-unequal", zips_unequal_strictly, 1, "zip(", "strict=True",
+              "one length"),
     Rejection("class-inside", class_inside, 1, "class", "`class`", "outside"),
     Rejection("async-def", async_primal, 0, "async def", "`async def`", "plain `def`"),
     Rejection("set-literal", set_literal, 1, "{x", "sets", "separate variables"),
@@ -603,7 +687,7 @@ REJECTIONS = [
     Rejection("decorated-helper", calls_decorated, 1, "_decorated(x)", "decorator",
               "undecorated"),
     Rejection("varargs-helper", calls_varargs_helper, 1, "_varargs(x)", "`*args`",
-              "positional parameters"),
+              "plain parameters"),
     Rejection("too-many-arguments", too_many_arguments, 1, "_sq(x, x)", "too many arguments",
               "check the call"),
     Rejection("bad-keyword", bad_keyword, 1, "v=x", "keyword argument `v`", "`_sq` takes u"),

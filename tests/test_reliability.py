@@ -1,0 +1,293 @@
+"""Regression tests for the kinds of failure of issue 6 (and float noise), one family per kind.
+
+Each family writes small primal functions to module files (symgrad reads source) and compares the
+gradient with the value derived by hand from the primal's own float computation, or with a
+50-digit mpmath central difference (the references of ``test_rules``).
+"""
+import math
+
+import mpmath
+import pytest
+
+import symgrad
+from source_modules import load_module
+from symgrad import differentiate, rules
+from symgrad.frontend import to_program
+from test_rules import DOMAIN_VALUES, _central_difference, _mpmath_reference, _resolve
+
+STRATEGIES = ("symbolic", "reverse", "auto")
+
+
+def _module(tmp_path, body):
+    return load_module(tmp_path, "import math\n\n\n" + body, "symgrad_reliability")
+
+
+def _one_argument_rows():
+    """(dotted, rule) for the first spelling of every one-argument row (math or builtin)."""
+    rows = []
+    for rule in rules.RULES:
+        spellings = [d for d in rule.python if not d.startswith("numpy.")]
+        if spellings and 1 in rule.nargs and _resolve(spellings[0]) is not None:
+            rows.append(pytest.param(spellings[0], rule, id=spellings[0]))
+    return rows
+
+
+ONE_ARGUMENT_ROWS = _one_argument_rows()
+TARGET = {"real": 0.4, "positive": 1.7, "unit": 0.3, ">1": 1.7}  # the argument's value
+
+
+# --- kind 1: comparisons on the primal's own float values ------------------------------------
+def test_max_tie_with_an_offset(tmp_path):
+    f = _module(tmp_path, "def f(u, t):\n    return max(u + 1, t, 0.0)\n").f
+    for strategy in STRATEGIES:
+        assert symgrad.grad(f, strategy=strategy)(-0.2, 0.5) == (1.0, 0.0)
+
+
+OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
+SIDES = ("x + 1 {op} y", "y {op} x + 1", "x {op} y - 1", "y - 1 {op} x")
+# x + 1 == y exactly in float, but y - 1 != x: a rearranged test takes the other branch
+TIE_POINTS = ((-0.2, 0.8), (0.1, 1.1), (0.7, 1.7))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("op", OPERATORS)
+def test_relational_with_an_offset_takes_the_primal_branch(tmp_path, op, side, strategy):
+    test = side.format(op=op)
+    f = _module(tmp_path, f"def f(x, y):\n    if {test}:\n        return 2.0 * x\n"
+                          f"    return 3.0 * x\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    for x, y in TIE_POINTS:
+        expected = 2.0 if eval(test, {}, {"x": x, "y": y}) else 3.0  # noqa: S307 - test oracle
+        assert g(x, y) == (expected, 0.0), (test, x, y)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("count", range(3, 9))
+@pytest.mark.parametrize("which", ("max", "min"))
+def test_extremum_of_3_to_8_arguments_with_offsets_and_ties(tmp_path, which, count, strategy):
+    offsets = ("x + 1", "y", "0.0", "x - 0.5", "y + 0.25", "x + 1.0", "y - 0.75", "x * 2.0")
+    args = offsets[:count]
+    f = _module(tmp_path, f"def f(x, y):\n    return {which}({', '.join(args)})\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    slopes = {"x + 1": (1, 0), "y": (0, 1), "0.0": (0, 0), "x - 0.5": (1, 0),
+              "y + 0.25": (0, 1), "x + 1.0": (1, 0), "y - 0.75": (0, 1), "x * 2.0": (2, 0)}
+    pick = max if which == "max" else min
+    for x, y in ((-0.2, 0.8), (0.3, 0.55), (-0.2, 0.5), (0.75, 0.0), (2.0, -3.0)):
+        values = [eval(a, {}, {"x": x, "y": y}) for a in args]  # noqa: S307 - test oracle
+        best = pick(values)
+        winners = [a for a, v in zip(args, values) if v == best]  # ties split equally
+        expected = tuple(sum(slopes[a][i] for a in winners) / len(winners) for i in (0, 1))
+        assert g(x, y) == pytest.approx(expected, rel=1e-15), (args, x, y)
+
+
+# --- kind 2: every function around negated sums and constant offsets -------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("form", ("{f}({c} - x - y)", "{f}(-(x + y) + {c})", "{f}(-x - y + {c})"))
+@pytest.mark.parametrize("dotted, rule", ONE_ARGUMENT_ROWS)
+def test_every_function_of_a_negated_sum(tmp_path, dotted, rule, form, strategy):
+    x, y = 0.25, 0.125
+    c = TARGET[rule.domain] + x + y  # so the argument is TARGET at (x, y)
+    f = _module(tmp_path, f"def f(x, y):\n    return {form.format(f=dotted, c=repr(c))}\n").f
+    assert math.isclose(c - x - y, TARGET[rule.domain], rel_tol=1e-15)
+    got = symgrad.grad(f, strategy=strategy)(x, y)
+    slope = float(_central_difference(_mpmath_reference(dotted), (c - x - y,), 0))
+    if rule.derivative == rules.ZERO:
+        slope = 0.0
+    for g in got:
+        assert g == pytest.approx(-slope, rel=1e-12, abs=1e-14), (dotted, form)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_negated_sum_through_a_name(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    t = -x - 1\n    return math.sin(t)\n").f
+    assert symgrad.grad(f, strategy=strategy)(0.3) == pytest.approx(-math.cos(-1.3), rel=1e-15)
+
+
+# --- kind 3: a truth test of a number-valued variable ---------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_truth_test_of_a_variable_is_not_zero(tmp_path, strategy):
+    f = _module(tmp_path, "def f(y):\n    t = 1.0 - y\n    if t:\n        return y * y\n"
+                          "    return 3.0 * y\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.5) == 1.0  # t != 0: 2y
+    assert g(1.0) == 3.0  # t == 0: falsy
+
+
+# --- kind 4: constant arguments of every row ----------------------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("dotted, rule", ONE_ARGUMENT_ROWS)
+def test_every_function_of_a_constant(tmp_path, dotted, rule, strategy):
+    c = DOMAIN_VALUES[rule.domain][0]
+    value = float(_resolve(dotted)(c))
+    f = _module(tmp_path, f"def f(x, y):\n    k = {dotted}({c!r})\n"
+                          f"    return x * k + max(y, k) + (x if {dotted}({c!r}) else y)\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    for y in (value - 1.0, value + 1.0):
+        expected = (value + (1.0 if value else 0.0), 1.0 if y > value else 0.0)
+        expected = (expected[0], expected[1] + (0.0 if value else 1.0))
+        assert g(0.5, y) == pytest.approx(expected, rel=1e-15), (dotted, y)
+
+
+def test_nested_constant_truth_tests(tmp_path):
+    f = _module(tmp_path, "def f(x0, x1):\n"
+                          "    return 1.0 if (1.0 if math.expm1(1.0) else x1) else x0\n").f
+    assert symgrad.grad(f)(0.1, 0.2) == (0.0, 0.0)
+
+
+def test_own_functions_evaluate_and_compare():
+    for own, arg, value in ((rules.Log1p, 0.5, math.log1p(0.5)), (rules.Expm1, 1.0, math.expm1(1)),
+                            (rules.Round, 2.5, 2.0), (rules.StopGradient, 0.25, 0.25)):
+        expr = own(rules.number(arg))
+        assert float(expr) == pytest.approx(value, rel=3e-16) and expr.is_real, own
+        assert bool(expr > value - 0.5) and bool(expr < value + 0.5), own
+
+
+# --- kind 5: undefined only on some paths; constants folded as Python computes them -----------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_after_an_early_return(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    if x > 0:\n        return x * x\n"
+                          "    return x / 0.0\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.5) == 3.0
+    with pytest.raises(ZeroDivisionError):  # as the primal
+        g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_in_an_untaken_conditional_expression(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    return x * x if x > 0 else math.log(0.0)\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(2.0) == 4.0
+    with pytest.raises(ValueError):
+        g(-1.0)
+
+
+def test_undefined_on_every_path_is_still_refused(tmp_path):
+    f = _module(tmp_path, "def f(x):\n    return x / 0.0\n").f
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="undefined"):
+        symgrad.grad(f)
+
+
+@pytest.mark.parametrize("body, slope", [
+    ("q = 0.0\n    return x + math.atan2(q, q)", 1.0),  # Python: 0.0 (SymPy: nan)
+    ("return x * (1 / 49 * 49)", 1 / 49 * 49),  # 0.9999999999999999, not 1
+    ("return x * (0.1 * 3)", 0.1 * 3),  # 0.30000000000000004
+    ("return x * (math.sqrt(2.0) * math.sqrt(2.0))", math.sqrt(2.0) * math.sqrt(2.0)),
+    ("return x * round(2.5)", 2.0),  # half to even
+    ("return x * (7 // 2) * (7 % 3)", 3.0),
+])
+def test_constants_fold_to_what_python_computes(tmp_path, body, slope):
+    f = _module(tmp_path, f"def f(x):\n    {body}\n").f
+    for strategy in STRATEGIES:
+        assert symgrad.grad(f, strategy=strategy)(0.75) == slope, body
+
+
+# --- kind 6: float results ----------------------------------------------------------------------
+@pytest.mark.parametrize("body", [
+    "z *= 1.0\n    return z * math.floor(z)",
+    "return z * 1.0 * z",
+    "return round(z) * 1.0 + z * z",
+    "return max(z * 1.0, 2 * z) * z",
+])
+def test_float_result_for_int_arguments(tmp_path, body):
+    f = _module(tmp_path, f"def f(z):\n    {body}\n").f
+    for strategy in STRATEGIES:
+        for z in (0, 3):
+            got = symgrad.grad(f, strategy=strategy)(z)
+            assert type(got) is float, (body, z, got)
+
+
+def test_float_result_value(tmp_path):
+    f = _module(tmp_path, "def f(z):\n    z *= 1.0\n    return z * math.floor(z)\n").f
+    assert symgrad.grad(f)(0) == 0.0 and symgrad.grad(f)(2) == 2.0
+
+
+# --- kind 7: the default strategy is not slow on branches inside conditions -------------------
+SLOW_UNDER_SYMBOLIC = """def f(y):
+    t = abs(y + 1.5) - 2.08
+    b = abs(math.atan2(t, 1.0))
+    v = -1.677 if y > b else -0.3 * t
+    return min(y, v)
+"""
+
+
+def test_auto_uses_reverse_for_a_branch_inside_a_condition(tmp_path):
+    f = _module(tmp_path, SLOW_UNDER_SYMBOLIC).f
+    assert differentiate._branch_in_condition(to_program(f))
+    g = symgrad.grad(f)  # "auto"
+    assert g(0.3) == 0.0  # y > b = 0.273: v = -1.677, the min
+    assert g(-3.0) == 1.0  # v = -0.3 * t = 0.174 > y: the min is y
+    assert g(0.2) == pytest.approx(-0.3, rel=1e-15)  # y < b = 0.363: v = 0.114 < y, dv/dy = -0.3
+
+
+# --- kind 8: float saturation raises where the formula does (documented) ----------------------
+def test_saturated_erf_raises_as_documented(tmp_path):
+    f = _module(tmp_path, "def f(x, y):\n    return math.asin(math.erf(pow(x, y)))\n").f
+    f(0.6, -7.1)  # the primal: erf rounds to 1.0, asin(1.0) is defined
+    with pytest.raises(ZeroDivisionError):  # 1/sqrt(1 - erf**2) with erf == 1.0
+        symgrad.grad(f)(0.6, -7.1)
+
+
+# --- float noise (issue 7 item 5) ------------------------------------------------------------
+BLACK_SCHOLES = """def call(S, K, T, r, sigma):
+    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+    return S * n1 - K * math.exp(-r * T) * n2
+"""
+
+
+def test_no_float_noise_in_black_scholes(tmp_path):
+    f = _module(tmp_path, BLACK_SCHOLES).call
+    for strategy in STRATEGIES:
+        source = symgrad.grad(f, strategy=strategy).source
+        assert "0.4999999999999999" not in source and "2.0000000000000004" not in source
+        assert "** 1.0" not in source, source
+
+
+def test_exact_literals_are_rationals():
+    import sympy
+    assert rules.number(0.5) == sympy.Rational(1, 2) and rules.number(2.0) == 2
+    assert isinstance(rules.number(0.1), sympy.Float) and float(rules.number(0.1)) == 0.1
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_epsilon_is_not_folded_into_a_constant(tmp_path, strategy):
+    f = _module(tmp_path, "def f(p):\n    return -math.log(1 - p + 1e-12)\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert "1.000000000001" not in g.source, g.source
+    assert g(1.0) == 1.0 / (1 - 1.0 + 1e-12)  # 1e12 as the primal's 1 - p + 1e-12; not 9.9991e11
+    assert g(0.25) == pytest.approx(1.0 / (1 - 0.25 + 1e-12), rel=1e-15)
+
+
+def test_reference_is_fine():  # the 50-digit reference used above is itself right
+    assert float(_central_difference(mpmath.sin, (0.4,), 0)) == pytest.approx(math.cos(0.4))
+
+
+# --- fuzz findings --------------------------------------------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_tie_operand_substituted_by_symbolic_is_compared_as_computed(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x, y, u):\n    for i in range(3):\n        u += 1.0\n"
+                          "    y = min(2.5, u, 1 - u - y)\n    return y\n").f
+    assert symgrad.grad(f, strategy=strategy)(0.4, -0.3, -1.83) == (0.0, -1.0, -1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_value_used_in_an_untaken_branch(tmp_path, strategy):
+    f = _module(tmp_path, "def f(u):\n    if u <= 0.0:\n        a = math.atanh(-4)\n"
+                          "        return min(a + 0.4, a)\n    return 1.5 * u\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.25) == 1.5
+    with pytest.raises(ValueError):
+        g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_zero_to_a_variable_power(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    a = x\n    return 0 ** a\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.574312660853856) == 0.0  # 0**x is 0 for every x > 0
+    with pytest.raises(ZeroDivisionError):  # as 0 ** -1.0 in the primal
+        g(-1.0)
