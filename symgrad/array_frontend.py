@@ -435,6 +435,8 @@ class ArrayReader(IndexReader, _Reader):
         context = Arguments(self, node, frame)
         args = [context.array(a) for a in args]
         shapes = [self.shape_at(a, node, frame) for a in args]
+        if not any(shapes) and not mapped:  # numbers: the scalar reading (folding included)
+            return super().call(node, frame)
         if any(shapes):
             self.need_arrays()
             if not (mapped or _is_numpy(obj) or obj is abs or obj is pow):
