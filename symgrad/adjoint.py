@@ -33,7 +33,9 @@ def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
 
     Args:
         program: a ``Program`` with ``arrays`` set (``array_frontend.to_program``).
-        wrt: tuple of parameter names, in result order.
+        wrt: tuple of names, in result order: parameters, or intermediate variables with an
+            assignment of their own (``program.variables``: the adjoint of that node, what it is
+            computed from held fixed, as ``tf.gradients(loss, node)``).
         unconnected: "zero" or "none" (as ``differentiate``).
         cotangents: None for ``grad`` (every output 0-d, seeded with 1); or a tuple of symbols, one
             cotangent per output, shaped like it (``vjp``): one result per wrt.
@@ -50,6 +52,9 @@ def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
     info = program.arrays
     shapes = info.shapes.copy()
     by_name = dict(zip(program.param_names, program.params))
+    for name, symbol in getattr(program, "variables", {}).items():  # wrt may name intermediates
+        if symbol is not None:
+            by_name.setdefault(name, symbol)
     symbols = [by_name[w] for w in wrt]
     names = set(program.names)
     assignments = list(program.assignments)
@@ -73,7 +78,7 @@ def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
                      assignments=assignments, outputs=tuple(outputs),
                      output_names=tuple(output_names), origin=program.origin,
                      static=dict(program.static), names=names)
-    for attribute in ("kwonly",):  # fields other branches of the IR may add
+    for attribute in ("kwonly", "variables"):
         if hasattr(program, attribute):
             setattr(result, attribute, getattr(program, attribute))
     result.arrays = info.with_shapes(shapes)
@@ -117,6 +122,7 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
             pc, pa = _split(partial, shapes)
             add(s, c * pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
 
+    wanted = {s: None for s in symbols if s not in program.params}
     for out, seed in seeds:
         pc, pa = _split(seed, shapes)
         push(out, pc, pa)
@@ -126,6 +132,8 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue
+        if a.target in wanted:  # an intermediate in wrt: its adjoint, what it uses held fixed
+            wanted[a.target] = list(parts)
         c, g = _combine(parts, shapes)
         if c == 0 or g == 0:
             continue
@@ -139,7 +147,7 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         push(a.expr, c, g, _names_back(a), a.target)
     results = []
     for s in symbols:
-        parts = adjoints.get(s)
+        parts = wanted.get(s) or adjoints.get(s)
         if not parts:
             results.append(S.Zero)
             continue

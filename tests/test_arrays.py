@@ -440,6 +440,24 @@ def test_vjp_and_value_and_grad():
     assert type(value) is float and grad.shape == (3,)
 
 
+def penalised(X, w, lam=0.1):
+    r = X @ w
+    p = np.tanh(r)
+    return np.sum(p ** 2) + lam * np.sum(w * w)
+
+
+def test_keywords_defaults_intermediates_and_stops():
+    X, w = mat(5, 3), vec(3)
+    p = np.tanh(X @ w)
+    dr = 2.0 * p * (1.0 - p * p)
+    gw, glam, gr = symgrad.grad(penalised, wrt=("w", "lam", "r"))(X, w)
+    assert np.allclose(gw, X.T @ dr + 0.2 * w, rtol=1e-13) and np.allclose(gr, dr, rtol=1e-13)
+    assert type(glam) is float and glam == pytest.approx(np.sum(w * w), rel=1e-14)
+    assert np.allclose(symgrad.grad(penalised, wrt="w")(X, w=w, lam=0.1), gw, rtol=1e-14)
+    assert np.allclose(symgrad.grad(penalised, wrt="w", stop_gradients=("p",))(X, w), 0.2 * w)
+    assert symgrad.grad(pair, wrt=("x", "y"), unconnected="none")(w, w)[0] is not None
+
+
 # --- rejections ----------------------------------------------------------------------------
 def if_array(x):
     if x > 0.0:
