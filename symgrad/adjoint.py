@@ -16,7 +16,7 @@ import sympy
 from sympy import S
 
 from .array_ops import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
-                     as_result, broadcast_to, merge_index_adjoints, reduce_)
+                        as_result, broadcast_to, index, merge_index_adjoints, reduce_)
 from .differentiate import _names_back, derivative, reached_symbols
 from .errors import OptionError
 from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
@@ -183,7 +183,12 @@ def _active(expr):
 
 
 def _split(expr, shapes):
-    """``expr`` as (its 0-d factors, the rest)."""
+    """``expr`` as (its 0-d factors, the rest); a sum gives its common number (200*a - 200*b is
+    200 and a - b: SymPy distributes numbers over sums, which would cost a pass per term)."""
+    if expr.is_Add:
+        content, rest = expr.primitive()
+        if content != 1 and shapes.of(rest):
+            return content, rest
     scalar, array = [], []
     for factor in sympy.Mul.make_args(expr):
         (array if shapes.of(factor) else scalar).append(factor)
@@ -197,6 +202,10 @@ def _times(g, partial, shapes):
         return g
     if isinstance(g, BROADCAST_TO.node) and shapes.of(partial) == g.params[0]:
         return g.inputs[0] * partial
+    if isinstance(g, INDEX_ADJOINT.node) and shapes.of(partial) == g.params[0]:
+        # a scatter times a full array: scatter the product at the indices (x[0]-sized work)
+        pieces = [h * index(partial, spec) for h, spec in zip(g.inputs, g.params[1])]
+        return INDEX_ADJOINT.make(*pieces, params=g.params)
     return g * partial
 
 
@@ -207,6 +216,9 @@ def fit(e, target, shapes):
     have = shapes.of(e)
     if have == target:
         return e
+    if not target and isinstance(e, INDEX_ADJOINT.node):  # the sum of a scatter: of its pieces
+        return sympy.Add(*[reduce_(SUM, h, tuple(range(len(shapes.of(h)))), False,
+                                   len(shapes.of(h))) if shapes.of(h) else h for h in e.inputs])
     lead = max(len(have) - len(target), 0)
     shift = len(target) - len(have)  # target axis of e's axis k: k + shift
     summed = tuple(k for k in range(len(have)) if k < lead or (
