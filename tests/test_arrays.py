@@ -458,6 +458,25 @@ def test_keywords_defaults_intermediates_and_stops():
     assert symgrad.grad(pair, wrt=("x", "y"), unconnected="none")(w, w)[0] is not None
 
 
+def least_squares_grad_right(X, w, y):
+    return 2.0 * (X.T @ (X @ w - y)) / X.shape[0]
+
+
+def least_squares_grad_wrong(X, w, y):
+    return (X.T @ (X @ w - y)) / X.shape[0]
+
+
+def test_check_grad_on_arrays_at_random_sizes():
+    shapes = dict(X=("n", "d"), w=("d",), y=("n",))
+    right = symgrad.check_grad(least_squares, least_squares_grad_right, wrt="w", shapes=shapes)
+    assert right.verdict == "equal" and right.evaluated == 5 and right.worst_error < 1e-12
+    assert len({p for p in right.points}) > 1  # several sizes
+    wrong = symgrad.check_grad(least_squares, least_squares_grad_wrong, wrt="w", shapes=shapes)
+    assert wrong.verdict == "different" and wrong.differing == ("dleast_squares_dw",)
+    assert wrong.worst_error == pytest.approx(0.5, rel=1e-12)
+    assert "differs by value" in str(wrong) and "float64" in str(right)
+
+
 # --- rejections ----------------------------------------------------------------------------
 def if_array(x):
     if x > 0.0:
