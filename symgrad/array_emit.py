@@ -3,7 +3,7 @@
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays.
+  conversion to float arrays, and a check of each other axis that must have that size.
 """
 import ast
 
@@ -39,14 +39,35 @@ def expand_statements(body, names):
     return out
 
 
-def size_lines(info, body):
-    """``n = X.shape[0]`` for each dimension symbol of ``info`` that ``body`` reads."""
+def size_lines(info, body, params, function_name):
+    """``n = X.shape[0]`` for each size the code reads, then a check of every other axis that the
+    build takes to be that size (``if y.shape[0] != n: raise ValueError(...)``): where the primal
+    would raise for sizes that do not match, the gradient must not return numbers."""
+    from .array_nodes import int_ast
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    actual, wanted, named = [], [], []
+    for p in params:
+        for axis, dim in enumerate(info.shapes.table.get(p, ())):
+            if dim == 1 or info.dims.get(dim) == (p.name, axis):
+                continue
+            actual.append(ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
+                                                      ast.Load()), ast.Constant(axis), ast.Load()))
+            wanted.append(int_ast(dim))
+            named.append(p.name)
+            read.update(s.name for s in dim.free_symbols)
+    checks = []
+    if actual:
+        def side(items):
+            return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+        names = ", ".join(dict.fromkeys(named))
+        message = f"{function_name}: the sizes of {names} do not match"
+        checks.append(ast.If(ast.Compare(side(actual), [ast.NotEq()], [side(wanted)]), [ast.Raise(
+            ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []), None)], []))
     lines = []
     for dim, (param, axis) in info.dims.items():
         if dim.name in read:
             value = ast.Subscript(ast.Attribute(ast.Name(param, ast.Load()), "shape", ast.Load()),
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
-    return lines
+    return lines + checks

@@ -95,7 +95,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     if arrays is not None:
-        prelude.extend(size_lines(arrays, body))
+        prelude.extend(size_lines(arrays, body, program.params, function_name))
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]

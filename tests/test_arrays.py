@@ -405,6 +405,15 @@ def pair(x, y):
     return np.sum(x * y)
 
 
+def test_sizes_that_do_not_match_raise_as_the_primal_does():
+    with pytest.raises(ValueError):
+        pair(vec(3), vec(4))
+    with pytest.raises(ValueError, match="the sizes of y do not match"):
+        symgrad.grad(pair)(vec(3), vec(4))  # never a gradient of mismatched arrays
+    with pytest.raises(ValueError, match="the sizes of w, y do not match"):
+        symgrad.grad(least_squares, wrt="w")(mat(4, 3), vec(2), vec(4))
+
+
 def test_results_are_fresh_float_arrays_of_the_parameter_shape():
     x, y = np.array([1, 2, 3]), np.array([4.0, 5.0, 6.0])
     gx, gy = symgrad.grad(pair)(x, y)
