@@ -85,7 +85,9 @@ class Arguments:
             dims[unknown] = sympy.simplify(size(current) / size([d for i, d in enumerate(dims)
                                                                  if i != unknown]))
         if current is not None and sympy.simplify(size(dims) - size(current)) != 0:
-            self.fail(f"cannot reshape an array of shape {show(current)} into {show(dims)}",
+            labels = self.reader.dims.labels
+            self.fail(f"cannot reshape an array of shape {show(current, labels)} into "
+                      f"{show(dims, labels)}",
                       "keep the number of elements")
         return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
 

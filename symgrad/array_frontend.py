@@ -23,7 +23,7 @@ from .array_index import IndexReader
 from .fence import dotted
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, size
+from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 
 from .resolve import _Py
 
@@ -102,6 +102,7 @@ class ArrayReader(IndexReader, _Reader):
                 if d is None:
                     symbol = dim_symbol(f"_dim{len(self.provisional)}")
                     self.provisional.append(symbol)
+                    self.dims.labels[symbol] = sympy.Symbol(f"{name}.shape[{len(shape)}]")
                     shape.append(symbol)
                 elif isinstance(d, bool) or not isinstance(d, (str, int)) or (
                         isinstance(d, int) and d < 1) or (isinstance(d, str)
@@ -190,6 +191,18 @@ class ArrayReader(IndexReader, _Reader):
         if self.shape_at(expr, node, frame) == tuple(shape):
             return expr
         return self.anonymous(arrays.broadcast_to(expr, shape), "broadcast")
+
+    def select(self, cond, a, b, node, frame):
+        """``a if cond else b``: with arrays, both sides must have one shape (the value's shape
+        would depend on the branch taken, and ``np.where`` would broadcast the smaller one)."""
+        if self.array_mode and isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr):
+            shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)
+            if shape_a != shape_b:
+                self.fail(node, frame, f"the two branches give values of different shapes "
+                          f"{show(shape_a, self.dims.labels)} and "
+                          f"{show(shape_b, self.dims.labels)}", "give both branches the "
+                          "same shape (np.full(x.shape, c) for a constant), or use np.where")
+        return super().select(cond, a, b, node, frame)
 
     def bind(self, name, value, node, frame, stop=True):
         before = len(self.assignments)

@@ -33,9 +33,11 @@ def is_dim(symbol):
     return symbol.is_Symbol and symbol.is_integer is True
 
 
-def show(shape):
-    """``(n, d)`` as text, for messages."""
-    inner = ", ".join(str(d) for d in shape)
+def show(shape, labels=None):
+    """``(n, d)`` as text, for messages; ``labels`` names call-time sizes (``x.shape[0]``)."""
+    labels = labels or {}
+    inner = ", ".join(str(d.xreplace(labels)) if labels and not d.is_Number else str(d)
+                      for d in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
@@ -56,6 +58,7 @@ class Shapes:
         self.table = dict(table or {})
         self.named = set(named)
         self.subst = {}  # provisional dimension -> the dimension it was unified with
+        self.labels = {}  # provisional dimension -> a symbol printing as where it is read
         self._memo = {}
 
     # --- dimensions ---------------------------------------------------------------------------
@@ -84,7 +87,8 @@ class Shapes:
                 self.subst[this] = other
                 self._memo.clear()
                 return other
-        raise ShapeError(f"sizes {a} and {b} differ")
+        raise ShapeError(f"sizes {show((a,), self.labels)[1:-2]} and "
+                         f"{show((b,), self.labels)[1:-2]} differ")
 
     # --- shapes -------------------------------------------------------------------------------
     def broadcast(self, *shapes):
@@ -108,7 +112,7 @@ class Shapes:
                     try:
                         found = self.unify(found, d)
                     except ShapeError:
-                        raise ShapeError(" and ".join(show(s) for s in shapes) +
+                        raise ShapeError(" and ".join(show(s, self.labels) for s in shapes) +
                                          " do not broadcast") from None
             result.append(found)
         return tuple(result)

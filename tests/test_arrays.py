@@ -538,7 +538,16 @@ def chained(x):
     return np.sum(np.where(0.0 < x < 1.0, x, 0.0))
 
 
+def branch_shapes(x):
+    if np.sum(x) > 0.0:
+        y = x * 2.0
+    else:
+        y = 1.0
+    return np.sum(y)
+
+
 REJECTED = [
+    (branch_shapes, 1, "different shapes (", "np.full"),
     (if_array, 1, "truth value of an array", "np.where"),
     (and_array, 1, "truth value of an array", "np.where"),
     (not_array, 1, "truth value of an array", "np.where"),
