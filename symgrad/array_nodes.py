@@ -131,6 +131,9 @@ def int_ast(d):
         for f in factors[1:]:
             node = ast.BinOp(node, ast.Mult(), int_ast(f))
         return node
+    if isinstance(d, (sympy.Min, sympy.Max)):  # Python's clamping of a slice
+        return ast.Call(ast.Name("min" if isinstance(d, sympy.Min) else "max", ast.Load()),
+                        [int_ast(a) for a in d.args], [])
     if isinstance(d, sympy.ceiling):  # ceil(a / k) = -(-a // k)
         num, den = sympy.fraction(sympy.together(d.args[0]))
         return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), int_ast(num)),

@@ -255,16 +255,24 @@ def _read_expand_dims(ctx, a, axis=REQUIRED):
 
 # --- indexing -------------------------------------------------------------------------------
 def slice_length(d, start, stop, step):
-    """len(range(d)[start:stop:step]) for a dimension ``d`` (indices assumed inside the axis)."""
+    """len(range(d)[start:stop:step]) for a dimension ``d``, clamped as Python clamps (``x[2:5]``
+    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them."""
     step = 1 if step is None else step
     if d.is_Integer:
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
-
-    def at(v, default):
-        return default if v is None else (sympy.Integer(v) if v >= 0 else d + v)
     if step > 0:
-        return sympy.ceiling((at(stop, d) - at(start, 0)) / step)
-    return sympy.ceiling((at(start, d - 1) - at(stop, sympy.Integer(-1))) / (-step))
+        def at(v, default):
+            if v is None:
+                return default
+            return sympy.Min(v, d) if v >= 0 else sympy.Max(d + v, 0)
+        return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0)) / step))
+
+    def back(v, default):
+        if v is None:
+            return default
+        return sympy.Min(v, d - 1) if v >= 0 else sympy.Max(d + v, -1)
+    return sympy.Max(0, sympy.ceiling((back(start, d - 1) - back(stop, sympy.Integer(-1)))
+                                      / (-step)))
 
 
 def _index_shape(node, shapes, _):
@@ -329,7 +337,7 @@ def index_adjoint_statements(printer, target, node):
     body = [ast.Assign([ast.Name(target, ast.Store())], _call(printer, "np.zeros",
                                                              [dims_ast(shape)]), lineno=None)]
     for g, spec in zip(node.inputs, specs):
-        value = printer.node(g)
+        value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
         if any(item[0] == "array" for item in spec):
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec), value],
@@ -338,6 +346,14 @@ def index_adjoint_statements(printer, target, node):
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
     return body
+
+
+def _unstretched(g):
+    if isinstance(g, BROADCAST_TO.node):
+        return g.inputs[0]
+    if g.is_Mul:
+        return sympy.Mul(*[_unstretched(f) for f in g.args])
+    return g
 
 
 def merge_index_adjoints(parts):

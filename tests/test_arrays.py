@@ -350,6 +350,18 @@ def where_sqrt(x):
     return np.sum(np.where(x > 0.0, np.sqrt(x), 0.0))
 
 
+def clamped_slices(x, s):
+    return np.sum(x[2:5] + s) + np.sum(x[::3] * s) + np.sum(x[-3:] * x[:-2:-1])
+
+
+def test_slices_clamp_as_python_does():
+    gf = symgrad.grad(clamped_slices)
+    for n in (1, 2, 4, 7):  # x[2:5] has 0, 0, 2, 3 elements
+        x = vec(n)
+        assert directional_error(clamped_slices, gf, (x, 0.5), ("x", "s")) < 1e-6, gf.source
+        assert gf(x, 0.5)[1] == pytest.approx(len(x[2:5]) + np.sum(x[::3]), rel=1e-14)
+
+
 def test_conventions_by_hand():
     assert np.array_equal(symgrad.grad(max_of)(np.array([1.0, 3.0, 3.0])), [0.0, 0.5, 0.5])
     assert np.array_equal(symgrad.grad(max_of)(np.array([3.0, 3.0, 3.0, 3.0])), [0.25] * 4)
