@@ -55,6 +55,8 @@ class Arguments:
         items = value if isinstance(value, tuple) else (value,)
         found = []
         for item in items:
+            if isinstance(item, int) and not isinstance(item, bool):
+                item = sympy.Integer(item)
             if not isinstance(item, sympy.Integer):
                 self.fail("an axis must be an int known when the gradient is built",
                           "write the axis as a literal int or a tuple of ints")

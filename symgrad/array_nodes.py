@@ -22,10 +22,11 @@ class Static(sympy.Atom):
     def __new__(cls, value):
         obj = sympy.Atom.__new__(cls)
         obj.value = value
+        obj._key = repr(value)  # compared and sorted as text: the tuples mix None, ints, sizes
         return obj
 
     def _hashable_content(self):
-        return (self.value,)
+        return (self._key,)
 
     def _xreplace(self, rule):
         new = _replace_in(self.value, rule)

@@ -303,6 +303,8 @@ def index_item_ast(item):
         def bound(v):
             if v is None:
                 return None
+            if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
+                return int_ast(v)
             return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
         return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
     if item[1] is not None:
@@ -460,6 +462,49 @@ def _float(value):
     return sympy.Float(value) if value.is_Number else value
 
 
+# --- joining ---------------------------------------------------------------------------------
+def _concatenate_shape(node, shapes, dims):
+    (axis,) = node.params
+    first = shapes[0]
+    for other in shapes[1:]:
+        if len(other) != len(first):
+            raise ShapeError("np.concatenate of arrays of different ranks")
+        for k, (a, b) in enumerate(zip(first, other)):
+            if k != axis and a != b:
+                if ONE in (a, b):
+                    raise ShapeError(f"np.concatenate: sizes {a} and {b} differ on axis {k}")
+                dims.unify(a, b)
+    return first[:axis] + (sympy.Add(*[s[axis] for s in shapes]),) + first[axis + 1:]
+
+
+def _concatenate_vjp(node, g, i, ctx):
+    """The piece of the cotangent where input ``i`` sits (a slice along the axis)."""
+    (axis,) = node.params
+    sizes = [ctx.shape(x)[axis] for x in node.inputs]
+    start = sympy.Add(*sizes[:i])
+    stop = None if i == len(sizes) - 1 else start + sizes[i]
+    spec = (("slice", None, None, None),) * axis + (("slice", start if i else None, stop, None),)
+    return index(g, spec)
+
+
+def _concatenate_print(printer, node):
+    (axis,) = node.params
+    keywords = [("axis", ast.Constant(axis))] if axis else []
+    return _call(printer, "np.concatenate", [ast.List([printer.node(x) for x in node.inputs],
+                                                      ast.Load())], keywords)
+
+
+def _read_concatenate(ctx, arrays, axis=0):
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.concatenate takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    rank = len(ctx.shape(items[0]))
+    if not rank:
+        ctx.fail("np.concatenate of numbers", "use np.array([a, b])")
+    (k,) = ctx.axes(axis, rank)
+    return CONCATENATE.make(*items, params=(k,))
+
+
 # --- the rows ------------------------------------------------------------------------------------
 _AXIS = (("a", REQUIRED), ("axis", None), ("keepdims", False))
 SUM = ArrayRule("sum", ("numpy.sum",), ("sum",), _AXIS, read=_read_reduction(lambda: SUM),
@@ -495,6 +540,10 @@ EXPAND_DIMS = ArrayRule("expand_dims", ("numpy.expand_dims",), (),
                         (("a", REQUIRED), ("axis", REQUIRED)), read=_read_expand_dims,
                         shape=_expand_shape, vjp=_reshape_vjp, numpy=_expand_print,
                         label="expanded")
+CONCATENATE = ArrayRule("concatenate", ("numpy.concatenate",), (),
+                        (("arrays", REQUIRED), ("axis", 0)), read=_read_concatenate,
+                        shape=_concatenate_shape, vjp=_concatenate_vjp,
+                        numpy=_concatenate_print, label="joined")
 INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
                   label="item")
 INDEX_ADJOINT = ArrayRule("index_adjoint", (), (), (), shape=_index_adjoint_shape,

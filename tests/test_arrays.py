@@ -145,6 +145,12 @@ def r_gather(X):
     return np.sum(X[ROWS] ** 2) + np.sum(np.take(X, ROWS, axis=0) * 3.0) + np.sum(X[[1, 1], 0])
 
 
+def r_concatenate(X, v):
+    joined = np.concatenate([np.sin(v), X[0] * v, v[1:]])
+    wide = np.concatenate((X, np.exp(X), X[:, :1] * 2.0), axis=1)
+    return np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
+
+
 def r_dims(X):
     n, d = X.shape
     return np.sum(X ** 2) / (n * d) + np.sum(X) / X.size + len(X) * X.ndim * np.sum(X[0])
@@ -229,6 +235,7 @@ ROWS_CASES = [
     (r_ellipsis_newaxis, lambda n: (mat(n),), ("X",)),
     (r_gather, lambda n: (mat(n),), ("X",)),
     (r_dims, lambda n: (mat(n),), ("X",)),
+    (r_concatenate, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_constructors, lambda n: (vec(n),), ("x",)),
     (r_where, lambda n: (vec(n) + 0.05,), ("x",)),
     (r_maximum_clip, lambda n: (vec(n), vec(n)), ("x", "y")),
