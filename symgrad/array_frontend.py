@@ -402,6 +402,9 @@ class ArrayReader(IndexReader, _Reader):
         positional = list(given) + [self.argument(a, frame) for a in node.args]
         bound = {}
         extra = ()
+        if signature and signature[-1][0].startswith("*"):  # np.einsum(subscripts, *operands)
+            fixed = len(signature) - 1
+            positional = positional[:fixed] + [tuple(positional[fixed:])]
         if len(positional) > len(signature):
             if rule is arrays.RESHAPE and len(given) == 1:
                 positional, extra = positional[:2], tuple(positional[2:])
@@ -409,7 +412,7 @@ class ArrayReader(IndexReader, _Reader):
                 self.fail(node, frame, f"`{spelling}` takes at most {len(signature) - len(given)}"
                           " positional arguments here", "check the call")
         for (name, _), value in zip(signature, positional):
-            bound[name] = value
+            bound[name.lstrip("*")] = value
         if extra:
             bound["newshape"] = (bound["newshape"],) + extra if not isinstance(
                 bound["newshape"], tuple) else bound["newshape"] + extra
@@ -420,6 +423,7 @@ class ArrayReader(IndexReader, _Reader):
                           "supported", f"`{spelling}` takes {', '.join(sorted(known))}")
             bound[kw.arg] = self.argument(kw.value, frame)
         for name, default in signature:
+            name = name.lstrip("*")
             if name not in bound:
                 if default is arrays.REQUIRED and rule.name not in ("where", "full", "full_like"):
                     self.fail(node, frame, f"`{spelling}` is missing its argument `{name}`",
@@ -435,8 +439,8 @@ class ArrayReader(IndexReader, _Reader):
         return result
 
     def argument(self, node, frame):
-        if isinstance(node, ast.Constant) and node.value is None:
-            return None
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
+            return node.value  # None, or a string (the subscripts of np.einsum)
         return self.value(node, frame)
 
     def elementwise_call(self, rule, obj, node, frame, mapped=False):

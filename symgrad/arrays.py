@@ -32,10 +32,10 @@ import importlib
 import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, CONCATENATE, EXPAND_DIMS, INDEX,
-                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
-                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
-                        transpose)
+from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, CONCATENATE, DET, EINSUM,
+                        EXPAND_DIMS, INDEX, INDEX_ADJOINT, INV, LOGABSDET, MATMUL, MAX, MIN, PROD,
+                        RESHAPE, RESULT, SLOGDET, SLOGDET_SIGN, SUM, TRANSPOSE, WHERE,
+                        broadcast_to, expand_dims, index, matmul, reduce_, reshape, transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
@@ -126,7 +126,8 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
-    INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE,
+    INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
+    LOGABSDET, SLOGDET_SIGN, EINSUM,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),

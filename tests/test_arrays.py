@@ -151,6 +151,18 @@ def r_concatenate(X, v):
     return np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
 
 
+def r_linalg(A):
+    sign, logdet = np.linalg.slogdet(A)
+    return logdet * sign + np.sum(np.linalg.inv(A) * A.T) + np.linalg.det(A) * 0.1
+
+
+def r_einsum(X, W, v):
+    return (np.sum(np.einsum("ij,j->i", X, v) ** 2) + np.sum(np.sin(np.einsum("ij,jk->ik", X, W)))
+            + np.einsum("ij->", X * X) + np.sum(np.einsum("ij,ij->i", X, X) * 0.5)
+            + np.sum(np.einsum("ij,jk", X, W) * 2.0) + np.sum(np.einsum("ij->ji", X) ** 3)
+            + np.sum(np.einsum("ij,k->k", X, v) ** 2))
+
+
 def r_dims(X):
     n, d = X.shape
     return np.sum(X ** 2) / (n * d) + np.sum(X) / X.size + len(X) * X.ndim * np.sum(X[0])
@@ -236,6 +248,8 @@ ROWS_CASES = [
     (r_gather, lambda n: (mat(n),), ("X",)),
     (r_dims, lambda n: (mat(n),), ("X",)),
     (r_concatenate, lambda n: (mat(n), vec(4)), ("X", "v")),
+    (r_linalg, lambda n: (3.0 * np.eye(n) + mat(n, n),), ("A",)),
+    (r_einsum, lambda n: (mat(n), mat(4, 2), vec(4)), ("X", "W", "v")),
     (r_constructors, lambda n: (vec(n),), ("x",)),
     (r_where, lambda n: (vec(n) + 0.05,), ("x",)),
     (r_maximum_clip, lambda n: (vec(n), vec(n)), ("x", "y")),
