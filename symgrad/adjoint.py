@@ -8,8 +8,8 @@ last to first, each target's adjoint (exactly its shape) is pushed to what its e
   over the axes ``u`` was broadcast along (leading axes, size-1 axes: ``fit``);
 - through an array node, its row's ``vjp`` gives the contribution to each input.
 
-Every adjoint is carried as ``(c, a)``: a scalar factor ``c`` (0-d) times an array ``a``. The pass is
-linear in the adjoints, so scalar factors ride outside and meet the smallest operand:
+Every adjoint is carried as ``(c, a)``: a scalar factor ``c`` (0-d) times an array ``a``. The pass
+is linear in the adjoints, so scalar factors ride outside and meet the smallest operand:
 ``2.0 * (X.T @ r) / n``, never ``X.T @ (2.0 * r / n)`` (a pass over n elements saved).
 """
 import sympy

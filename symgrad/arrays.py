@@ -32,9 +32,9 @@ import importlib
 import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, CONCATENATE, DET, EINSUM,
-                        EXPAND_DIMS, INDEX, INDEX_ADJOINT, INV, LOGABSDET, MATMUL, MAX, MIN, PROD,
-                        RESHAPE, RESULT, SLOGDET, SLOGDET_SIGN, SUM, TRANSPOSE, WHERE,
+from .array_linalg import CONCATENATE, DET, EINSUM, INV, LOGABSDET, SLOGDET, SLOGDET_SIGN
+from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT,
+                        MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE, WHERE,
                         broadcast_to, expand_dims, index, matmul, reduce_, reshape, transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
