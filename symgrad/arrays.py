@@ -110,6 +110,18 @@ def _read_round(ctx, a, decimals=0):
     return Round(ctx.array(a))
 
 
+def _read_stack(ctx, arrays, axis=0):
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.stack takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    (k,) = ctx.axes(axis, len(ctx.shape(items[0])) + 1)
+    shapes = {ctx.shape(x) for x in items}
+    if len(shapes) > 1:
+        ctx.fail("np.stack of arrays of different shapes", "stack arrays of one shape")
+    return CONCATENATE.make(*[ctx.bind(expand_dims(x, (k,)), "expanded") for x in items],
+                            params=(k,))
+
+
 def _binary(make):
     def read(ctx, x1, x2):
         return make(ctx.array(x1), ctx.array(x2))
@@ -144,6 +156,8 @@ ARRAY_RULES = (
                                               ("y", REQUIRED)), read=_read_where),
     ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
                                                    ("a_max", REQUIRED)), read=_read_clip),
+    ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
+              read=_read_stack),
     ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
               read=_binary(lambda a, b: a + b)),
     ArrayRule("subtract", ("numpy.subtract",), (), (("x1", REQUIRED), ("x2", REQUIRED)),

@@ -148,7 +148,9 @@ def r_gather(X):
 def r_concatenate(X, v):
     joined = np.concatenate([np.sin(v), X[0] * v, v[1:]])
     wide = np.concatenate((X, np.exp(X), X[:, :1] * 2.0), axis=1)
-    return np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
+    stacked = np.stack([v, np.sin(v), v * v]) * np.stack((X[0], X[1]), axis=1)[:, :1].sum()
+    return (np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
+            + np.sum(stacked ** 2))
 
 
 def r_linalg(A):
