@@ -32,7 +32,8 @@ import importlib
 import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
-from .array_linalg import CONCATENATE, DET, EINSUM, INV, LOGABSDET, SLOGDET, SLOGDET_SIGN
+from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
+                           SLOGDET_SIGN)
 from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT,
                         MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE, WHERE,
                         broadcast_to, expand_dims, index, matmul, reduce_, reshape, transpose)
@@ -122,6 +123,23 @@ def _read_stack(ctx, arrays, axis=0):
                             params=(k,))
 
 
+def _read_logaddexp(ctx, x1, x2):
+    """log(e^a + e^b), shifted by the larger so that it never overflows; the shift is a constant
+    to differentiation (its terms cancel), so it is stopped."""
+    from .rules import StopGradient
+    a, b = ctx.array(x1), ctx.array(x2)
+    m = StopGradient(sympy.Max(a, b))
+    return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
+
+
+def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
+    v = ctx.array(x)
+    if ord is not None or axis is not None or keepdims is not False or len(ctx.shape(v)) != 1:
+        ctx.fail("np.linalg.norm is supported for a vector, without ord, axis or keepdims",
+                 "write np.sqrt(np.sum(x * x, axis=...)) for other cases")
+    return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, (0,), False, 1), "total"))
+
+
 def _binary(make):
     def read(ctx, x1, x2):
         return make(ctx.array(x1), ctx.array(x2))
@@ -139,7 +157,7 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
-    LOGABSDET, SLOGDET_SIGN, EINSUM,
+    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
@@ -156,6 +174,10 @@ ARRAY_RULES = (
                                               ("y", REQUIRED)), read=_read_where),
     ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
                                                    ("a_max", REQUIRED)), read=_read_clip),
+    ArrayRule("logaddexp", ("numpy.logaddexp",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_read_logaddexp),
+    ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),
+                                                   ("keepdims", False)), read=_read_norm),
     ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
               read=_read_stack),
     ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),

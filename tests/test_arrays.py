@@ -165,6 +165,11 @@ def r_einsum(X, W, v):
             + np.sum(np.einsum("ij,k->k", X, v) ** 2))
 
 
+def r_running(X, v):
+    return (np.sum(np.cumsum(v) ** 2) + np.sum(np.sin(np.cumsum(X, axis=1))) + np.sum(
+        X.cumsum(axis=0) * X) + np.sum(np.logaddexp(X, v * 3.0)) + np.linalg.norm(v) * 2.0)
+
+
 def r_dims(X):
     n, d = X.shape
     return np.sum(X ** 2) / (n * d) + np.sum(X) / X.size + len(X) * X.ndim * np.sum(X[0])
@@ -252,6 +257,7 @@ ROWS_CASES = [
     (r_concatenate, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_linalg, lambda n: (3.0 * np.eye(n) + mat(n, n),), ("A",)),
     (r_einsum, lambda n: (mat(n), mat(4, 2), vec(4)), ("X", "W", "v")),
+    (r_running, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_constructors, lambda n: (vec(n),), ("x",)),
     (r_where, lambda n: (vec(n) + 0.05,), ("x",)),
     (r_maximum_clip, lambda n: (vec(n), vec(n)), ("x", "y")),
@@ -561,7 +567,7 @@ def loop_over_rows(x):
 
 
 def unknown_function(x):
-    return np.sum(np.cumsum(x))
+    return np.sum(np.sort(x))
 
 
 def math_of_array(x):
@@ -590,7 +596,7 @@ REJECTED = [
     (mask_index, 1, "boolean-mask", "np.where"),
     (loop_over_size, 2, "array's size", "vectorise"),
     (loop_over_rows, 2, "loop over the elements", "vectorise"),
-    (unknown_function, 1, "`np.cumsum`", None),
+    (unknown_function, 1, "`np.sort`", None),
     (math_of_array, 2, "`max` of an array", None),
     (chained, 1, "chained comparison", "np.where"),
 ]
