@@ -34,9 +34,10 @@ import sympy
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
                            SLOGDET_SIGN)
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT,
-                        MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE, WHERE,
-                        broadcast_to, expand_dims, index, matmul, reduce_, reshape, transpose)
+from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, EYE, INDEX,
+                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
+                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
+                        transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
@@ -140,6 +141,23 @@ def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
     return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, (0,), False, 1), "total"))
 
 
+def _read_outer(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    if len(ctx.shape(x)) != 1 or len(ctx.shape(y)) != 1:
+        ctx.fail("np.outer of arrays that are not vectors", "pass two vectors (or ravel them)")
+    return ctx.bind(expand_dims(x, (1,)), "expanded") * y
+
+
+def _read_inner(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    rx, ry = len(ctx.shape(x)), len(ctx.shape(y))
+    if not rx or not ry:
+        return x * y
+    if rx > 2 or ry > 2:
+        ctx.fail("np.inner of arrays of rank above 2 is not supported", "use np.einsum")
+    return matmul(x, y if ry == 1 else ctx.bind(transpose(y, (1, 0)), "transposed"))
+
+
 def _binary(make):
     def read(ctx, x1, x2):
         return make(ctx.array(x1), ctx.array(x2))
@@ -157,7 +175,7 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
-    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM,
+    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM, EYE,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
@@ -174,6 +192,10 @@ ARRAY_RULES = (
                                               ("y", REQUIRED)), read=_read_where),
     ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
                                                    ("a_max", REQUIRED)), read=_read_clip),
+    ArrayRule("outer", ("numpy.outer",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_outer),
+    ArrayRule("inner", ("numpy.inner",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_inner),
     ArrayRule("logaddexp", ("numpy.logaddexp",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
               read=_read_logaddexp),
     ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),

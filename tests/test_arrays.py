@@ -170,6 +170,11 @@ def r_running(X, v):
         X.cumsum(axis=0) * X) + np.sum(np.logaddexp(X, v * 3.0)) + np.linalg.norm(v) * 2.0)
 
 
+def r_outer_inner_eye(X, v):
+    return (np.sum(np.outer(v, np.sin(v)) * X[:1]) + np.inner(v, v) + np.sum(np.inner(X, X))
+            + np.sum(np.eye(len(v)) * np.outer(v, v)) + np.sum(np.eye(X.shape[0], 4) * X))
+
+
 def r_dims(X):
     n, d = X.shape
     return np.sum(X ** 2) / (n * d) + np.sum(X) / X.size + len(X) * X.ndim * np.sum(X[0])
@@ -258,6 +263,7 @@ ROWS_CASES = [
     (r_linalg, lambda n: (3.0 * np.eye(n) + mat(n, n),), ("A",)),
     (r_einsum, lambda n: (mat(n), mat(4, 2), vec(4)), ("X", "W", "v")),
     (r_running, lambda n: (mat(n), vec(4)), ("X", "v")),
+    (r_outer_inner_eye, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_constructors, lambda n: (vec(n),), ("x",)),
     (r_where, lambda n: (vec(n) + 0.05,), ("x",)),
     (r_maximum_clip, lambda n: (vec(n), vec(n)), ("x", "y")),
