@@ -23,6 +23,7 @@ from .array_index import IndexReader
 from .fence import dotted
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
+from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 
 from .resolve import _Py
@@ -85,7 +86,7 @@ class ArrayReader(IndexReader, _Reader):
             return program
         if not self.used_arrays and not any(self.dims.table.values()):
             return program
-        return self._finish(program)
+        return self._finish(program, _first_use(function))
 
     def _parameter_shapes(self, function):
         code = function.__code__
@@ -118,13 +119,16 @@ class ArrayReader(IndexReader, _Reader):
                     shape.append(symbol)
             self.dims.table[real_symbol(name)] = tuple(shape)
 
-    def _finish(self, program):
+    def _finish(self, program, first_use):
         dims = self.dims
         final, taken = {}, set(program.names)
         preferred_names = {}
         for d, name in self.dim_names.items():
             preferred_names.setdefault(dims.dim(d), name)
-        for symbol in self.provisional:
+        def reading_order(symbol):  # sizes named as the body first reads their parameters
+            name = str(dims.labels[symbol]).split(".")[0]
+            return first_use.get(name, len(first_use)), self.provisional.index(symbol)
+        for symbol in sorted(self.provisional, key=reading_order):
             value = dims.dim(symbol)
             if value.is_Symbol and value in self.provisional and value not in final:
                 preferred = preferred_names.get(value)
@@ -140,7 +144,7 @@ class ArrayReader(IndexReader, _Reader):
         table = {s: tuple(d.xreplace(rule) for d in dims.resolve(shape))
                  for s, shape in dims.table.items()}
         sources = {}
-        for p in program.params:
+        for p in sorted(program.params, key=lambda p: first_use.get(p.name, len(first_use))):
             for axis, d in enumerate(table.get(p, ())):
                 if d.is_Symbol and d not in sources:
                     sources[d] = (p.name, axis)
@@ -485,6 +489,17 @@ def _numpy_object(dotted_name):
     for part in module.split(".")[1:]:
         owner = getattr(owner, part, None)
     return getattr(owner, attr, None)
+
+
+def _first_use(function):
+    """Parameter name → rank of its first read in the body (source order)."""
+    node = read_source(function).node
+    loads = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(
+        n.ctx, ast.Load)), key=lambda n: (n.lineno, n.col_offset))
+    order = {}
+    for n in loads:
+        order.setdefault(n.id, len(order))
+    return order
 
 
 def _replace(step, rule):
