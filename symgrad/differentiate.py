@@ -19,9 +19,9 @@ from sympy import S
 
 from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
-from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
+from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       substituted_outputs, tree_size)
-from .rules import ZERO, Undefined, Value, rule_for_class
+from .rules import ZERO, StopGradient, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -184,7 +184,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
     names = set(program.names)
     assignments = list(program.assignments)
     outputs, output_names = [], []
-    full = substituted_outputs(program) if strategy == "symbolic" else None
+    full = _substituted_outside_stops(program) if strategy == "symbolic" else None
     for index, (out, out_name) in enumerate(zip(program.outputs, program.output_names)):
         reached = reached_symbols(program, out)
         if strategy == "symbolic":
@@ -300,27 +300,64 @@ def _branch_in_condition(program):
     return any(out is not None and nested(out) for out in program.outputs)
 
 
+def _substitution(program):
+    """``(values, substitute)``: each target's value with the earlier assignments substituted in,
+    and the function substituting them into an expression, except inside ``StopGradient`` (whose
+    derivative is 0: a stopped value keeps its names, and SymPy is not asked to rewrite a large
+    substituted expression it will never differentiate)."""
+    values, memo = {}, {}
+
+    def substitute(node):
+        found = memo.get(node)
+        if found is None:
+            if node.is_Symbol:
+                found = values.get(node, node)
+            elif node.is_Atom or isinstance(node, StopGradient):
+                found = node
+            else:
+                args = [substitute(a) for a in node.args]
+                found = node.func(*args) if args != list(node.args) else node
+            memo[node] = found
+        return found
+
+    for a in program.bindings:
+        values[a.target] = substitute(a.expr)
+    return values, substitute
+
+
+def _substituted_outside_stops(program):
+    """The outputs with the assignments substituted in, except inside ``StopGradient``."""
+    _, substitute = _substitution(program)
+    return tuple(None if out is None else substitute(out) for out in program.outputs)
+
+
 def _symbolic(program, full_output, symbols):
-    values, names_back, operands = {}, {}, {}
+    values, substitute = _substitution(program)
+    names_back = {value: target for target, value in values.items()}
+    operands, seen = {}, set()
 
     def record(expr):  # comparison operands, to compare them as the primal computes them
-        for node in sympy.preorder_traversal(expr):
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if node in seen or isinstance(node, StopGradient):
+                continue
+            seen.add(node)
             if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
                 for arg in node.args:
                     if not arg.is_Atom:
-                        operands.setdefault(arg.xreplace(values), arg)
+                        operands.setdefault(substitute(arg), arg)
+            stack.extend(node.args)
 
     for a in program.bindings:
         record(a.expr)
-        values[a.target] = a.expr.xreplace(values)
-        names_back[values[a.target]] = a.target
     for out in program.outputs:
         if out is not None:
             record(out)
     names_back = {**operands, **names_back}
-    memo = {}
+    memo, done = {}, {}
     full_output, held = _hold_kinks(full_output)
-    return [derivative(full_output, s, memo).xreplace(held).xreplace(names_back)
+    return [replaced(derivative(full_output, s, memo).xreplace(held), names_back, done)
             for s in symbols]
 
 

@@ -26,7 +26,7 @@ import sympy
 from .array_emit import expand_statements, size_lines
 from .errors import OptionError
 from .fence import dotted
-from .program import Check, fresh_name
+from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import StopGradient, Value, rule_for_class
 
@@ -351,6 +351,8 @@ def _live(program):
         elif a.target in needed:
             kept.append(a)
             needed.update(a.expr.free_symbols)
+            if a.written is not None:  # printed as written: what that form reads is needed too
+                needed.update(a.written.free_symbols)
     return kept[::-1]
 
 
@@ -448,9 +450,21 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
-    lines = [(None, Check(tuple((_lower(c, backend), h) for c, h in a.path), a.exception,
-                          a.message)) if isinstance(a, Check) else (a.target, _lower(a.expr, backend))
-             for a in _live(program)] + list(results)
+    lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
+    for a in _live(program):
+        if isinstance(a, Check):
+            lines.append((None, Check(tuple((_lower(c, backend), h) for c, h in a.path),
+                                      a.exception, a.message), None))
+            continue
+        expr = _lower(a.expr, backend)
+        lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
+                      a.written))
+        if a.written is not None:
+            back[expr] = a.target
+            if expr.is_Pow:
+                back[sympy.Pow(expr.base, -expr.exp)] = 1 / a.target
+    lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
+        (t, e.xreplace(back) if back else e) for t, e in results]
     for target, expr in lines:
         if isinstance(expr, Check):
             entries.append(_Entry(None, sympy.true, guarded=True, check=expr))
@@ -518,7 +532,7 @@ def _cse_body(entries, printer, names):
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded:
-            expr = entry.expr.xreplace(emitted_back) if emitted_back else entry.expr
+            expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
             if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
                 line = _quiet(line, printer)

@@ -25,7 +25,8 @@ from .fence import REJECTED, contains, dotted, first
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
 from . import rules
 from .guards import Guards
-from .resolve import RAISES, Resolver, _constant, _describe, _Frame, _Py, _Undefined
+from .resolve import (RAISES, Resolver, _constant, _describe, _Frame, _Py, _surely_undefined,
+                      _Undefined)
 from .rules import StopGradient, Value, power
 from .source import read_source
 
@@ -320,8 +321,13 @@ class _Reader(Resolver, Guards):
         node_of_its_own = frame.primary and name in self.nodes  # named in wrt
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
                 and self.depth == 0:
+            written = None
+            if not isinstance(value, StopGradient) and isinstance(node, (ast.Assign, ast.AugAssign)):
+                source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
+                    ast.Name(name, ast.Load()), node.op, node.value)
+                written = self.written(source, frame, None)
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
-            self.assignments.append(Assignment(symbol, value))
+            self.assignments.append(Assignment(symbol, value, written))
             value = symbol
         if frame.primary:  # the last top-level binding; one inside a branch has no single node
             self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
@@ -437,8 +443,9 @@ class _Reader(Resolver, Guards):
                              "use + - * / ** // %")
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         for v in (a, b):
-            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
-                return next(iter(v.atoms(rules.Undefined)))
+            undefined = _surely_undefined(v)
+            if undefined is not None:  # computed from an undefined value: undefined too
+                return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
@@ -461,13 +468,23 @@ class _Reader(Resolver, Guards):
                       "every call")
         return rules.Undefined(sympy.Integer(kind))
 
-    def defined(self, value, node, frame):
+    def defined(self, value, node, frame, may_not_run=False):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
-        if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan, sympy.I,
-                                                         sympy.oo, -sympy.oo):
+        bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+        if not isinstance(value, sympy.Basic) or not value.has(*bad):
+            return value
+        if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
+            value = sympy.piecewise_fold(value)
+        if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
+            return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
+                                     for e, c in value.args])
+        if may_not_run:
+            self.depth += 1
+        try:
             return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
-        return value
+        finally:
+            self.depth -= may_not_run
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
@@ -512,8 +529,10 @@ class _Reader(Resolver, Guards):
                     self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
                               "compare numbers with < <= > >= == !=")
             parts, left = [], self.number(self.value(node.left, frame), node, frame)
+            left = self.written(node.left, frame, left)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
+                right = self.written(right_node, frame, right)
                 parts.append(_COMPARE[type(op)](Value(left), Value(right)))
                 left = right
             return sympy.And(*parts)
@@ -527,11 +546,45 @@ class _Reader(Resolver, Guards):
                     self.depth -= k > 0
                 if parts[-1] is stop:  # `True or ...`: the rest never runs
                     break
-            return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
+            return (rules.AndThen if isinstance(node.op, ast.And) else rules.OrElse)(*parts)
         value = self.value(node, frame)
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
         return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
+
+    def written(self, node, frame, value):
+        """A comparison operand as the primal computes it: its operators and calls as written
+        (``rules.Written``) over names, parameters and constants; ``value`` (its SymPy form) where
+        the operand holds anything else (a helper call, a branch-local expression)."""
+        try:
+            return self._written(node, frame)
+        except _NotWritten:
+            return value
+
+    def _written(self, node, frame):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
+            return rules.number(node.value)
+        if isinstance(node, ast.Name):
+            value = self.name(node, frame)
+            if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
+                return value
+        elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
+            return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
+                                 self._written(node.left, frame), self._written(node.right, frame))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self._written(node.operand, frame)
+            return rules.Written(sympy.Integer(-1), operand) if isinstance(node.op, ast.USub) \
+                else operand
+        elif isinstance(node, ast.Call) and not node.keywords and isinstance(
+                node.func, (ast.Name, ast.Attribute)):
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "math") is not None and \
+                    len(node.args) in rule.nargs:
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
+        raise _NotWritten
 
     # --- errors -------------------------------------------------------------------------------
     def reject(self, node, frame):
@@ -549,6 +602,12 @@ def _is_value(value):
     return isinstance(value, (sympy.Basic, tuple))
 
 
+class _NotWritten(Exception):
+    """An operand ``_Reader.written`` cannot keep as written."""
+
+
+_WRITTEN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.Pow: 4, ast.FloorDiv: 5,
+            ast.Mod: 6}
 
 
 def _without_not(test, branches):

@@ -57,7 +57,7 @@ def perturbed(program, wrt):
                               f"`{program.name}` with a value of its own")
     if not added:
         return program, perturbations
-    assignments = [Assignment(a.target, a.expr + added[a.target])
+    assignments = [dataclasses.replace(a, expr=a.expr + added[a.target])
                    if isinstance(a, Assignment) and a.target in added else a
                    for a in program.assignments]
     return dataclasses.replace(program, assignments=assignments,
@@ -77,7 +77,7 @@ def unperturbed(program, perturbations):
     if not perturbations:
         return program
     zero = {symbol: sympy.S.Zero for symbol in perturbations.values()}
-    assignments = [Assignment(a.target, a.expr.xreplace(zero)) if isinstance(a, Assignment)
+    assignments = [dataclasses.replace(a, expr=a.expr.xreplace(zero)) if isinstance(a, Assignment)
                    else a for a in program.assignments]
     outputs = tuple(None if out is None else out.xreplace(zero) for out in program.outputs)
     for expr in [a.expr for a in assignments if isinstance(a, Assignment)] + [

@@ -12,7 +12,9 @@ import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import Branch, Literal, StopGradient, Undefined, Value, rule_for_class
+from .program import replaced
+from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
+                    Written, rule_for_class, written_spelling)
 
 
 def dotted_name(dotted):
@@ -26,6 +28,7 @@ def dotted_name(dotted):
 
 _COMPARE = {sympy.StrictLessThan: ast.Lt, sympy.LessThan: ast.LtE, sympy.StrictGreaterThan: ast.Gt,
             sympy.GreaterThan: ast.GtE, sympy.Equality: ast.Eq, sympy.Unequality: ast.NotEq}
+_WRITTEN_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.Mod)
 _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
 LONG_SUM = 40
 """Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
@@ -41,7 +44,7 @@ class Printer:
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
         if renamed:
-            e = e.xreplace(renamed)
+            e = replaced(e, renamed)  # memoised: a max repeated in every tie test is rebuilt once
         return self.node(e)
 
     def name(self, dotted):
@@ -96,14 +99,15 @@ class Printer:
         if type(e) in _COMPARE:
             lhs, rhs = e.lhs, e.rhs  # printed as they are: a rearranged form is another float
             return ast.Compare(self.node(lhs), [_COMPARE[type(e)]()], [self.node(rhs)])
-        if isinstance(e, (sympy.And, sympy.Or)):
-            op = ast.And() if isinstance(e, sympy.And) else ast.Or()
+        if isinstance(e, (sympy.And, sympy.Or, AndThen, OrElse)):
+            conjunction = isinstance(e, (sympy.And, AndThen))
+            op = ast.And() if conjunction else ast.Or()
             parts = [self.node(a) for a in e.args]
             if self.backend == "numpy":  # binary ufuncs: nest them
                 node = parts[0]
                 for part in parts[1:]:
                     node = ast.Call(self.name(
-                        "np.logical_and" if isinstance(e, sympy.And) else "np.logical_or"),
+                        "np.logical_and" if conjunction else "np.logical_or"),
                         [node, part], [])
                 return node
             return ast.BoolOp(op, parts)
@@ -115,10 +119,12 @@ class Printer:
             if self.backend == "numpy":
                 return self.call("np.logical_not", e.args)
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
-        if isinstance(e, (StopGradient, Value)):
+        if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             return e.rule.numpy(self, e)
+        if isinstance(e, Written):
+            return self.written(e)
         if isinstance(e, Branch):
             cond, a, b = e.args
             if self.backend == "numpy":
@@ -132,6 +138,26 @@ class Printer:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "
                            f"{self.backend!r}: {e}")
+
+    def written(self, e):
+        """An operation as the source wrote it (``rules.Written``), printed as written."""
+        code, args = int(e.args[0]), e.args[1:]
+        if code == -1:
+            return ast.UnaryOp(ast.USub(), self.node(args[0]))
+        if code >= 100:
+            rule = RULES[code - 100]
+            printed = written_spelling(rule, self.backend)
+            if printed is None:
+                raise OptionError(f"`{rule.python[0]}` has no spelling for backend "
+                                  f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
+            if printed == "round" or not (self.backend == "numpy" and len(args) > 2):
+                return ast.Call(self.name(printed), [self.node(a) for a in args], [])
+            node = self.node(args[0])
+            for arg in args[1:]:
+                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
+            return node
+        left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
+        return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
 
     def undefined(self, kind):
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0

@@ -21,10 +21,13 @@ RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow"
 
 @dataclass(frozen=True)
 class Assignment:
-    """``target = expr``: ``target`` a real ``sympy.Symbol`` bound once; ``expr`` a SymPy expression."""
+    """``target = expr``: ``target`` a real ``sympy.Symbol`` bound once; ``expr`` a SymPy expression.
+    ``written``: the same value as the source computes it (``rules.Written`` operators over names),
+    printed for the primal's own line so the generated code holds the primal's floats; or None."""
 
     target: sympy.Symbol
     expr: sympy.Basic
+    written: sympy.Basic = None
 
 
 @dataclass(frozen=True)
@@ -161,3 +164,29 @@ def tree_size(expr, limit):
         count += 1
         stack.extend(node.args)
     return count
+
+
+def replaced(expr, mapping, memo=None):
+    """``expr.xreplace(mapping)`` with a memo: a sub-expression repeated many times (the ``max`` of
+    every tie test) is rebuilt once (SymPy's ``Max`` compares its arguments pairwise when built).
+
+    Args:
+        expr: a SymPy expression.
+        mapping: dict from sub-expressions to their replacements (matched whole, outermost first).
+        memo: optional dict shared between calls with the same ``mapping``.
+
+    Returns:
+        The expression with the replacements made.
+    """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        found = mapping.get(expr)
+        if found is None:
+            if expr.is_Atom:
+                found = expr
+            else:
+                args = [replaced(a, mapping, memo) for a in expr.args]
+                found = expr.func(*args) if args != list(expr.args) else expr
+        memo[expr] = found
+    return found

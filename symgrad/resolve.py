@@ -201,10 +201,13 @@ class Resolver:
             self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                       "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
         for v in args:
-            if v.has(rules.Undefined):  # computed from an undefined value: undefined too
-                return next(iter(v.atoms(rules.Undefined)))
+            undefined = _surely_undefined(v)
+            if undefined is not None:  # computed from an undefined value: undefined too
+                return undefined
         if all(_constant(a) for a in args):
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
+        if rule.sympy in (sympy.Max, sympy.Min):
+            args = rules.repeats_kept(args)
         try:
             return self.defined((rule.build or rule.sympy)(*args), node, frame)
         except (TypeError, ValueError) as exc:
@@ -423,3 +426,18 @@ def _constant(value):
     """Whether a SymPy value is a constant the primal computes in Python (no symbol, no stop)."""
     return isinstance(value, sympy.Expr) and value.is_number and not value.has(
         StopGradient, rules.Undefined)
+
+
+def _surely_undefined(value):
+    """The ``Undefined`` that ``value`` always computes (outside any branch or condition), or
+    None: ``x + Undefined`` is undefined, ``u if u or math.atanh(1.0) else 4.0`` is not."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, rules.Undefined):
+            return node
+        branch = isinstance(node, (sympy.Piecewise, rules.Branch)) or (
+            isinstance(node, sympy.logic.boolalg.Boolean) and not isinstance(node, sympy.Expr))
+        if not branch:
+            stack.extend(node.args)
+    return None

@@ -8,6 +8,7 @@ means adding one row here; ``tests/test_rules.py`` checks every row with no new 
 """
 import builtins
 import fractions
+import functools
 import importlib
 import math
 import warnings
@@ -216,6 +217,150 @@ class Branch(Function):
         return True
 
 
+class Copy(Function):
+    """A repeated argument of ``max``/``min`` (``min(t, z, z)``), ``Copy(z, k)`` for the k-th
+    repeat: value and derivative those of ``z``, printed as ``z``. SymPy's ``Max``/``Min`` would
+    drop the repeat, and a tie of k arguments gives each 1/k (docs/conventions.md), so ``z`` gets
+    2/3 of a three-way tie."""
+
+    nargs = 2
+    is_number = False  # never folded or compared as a number: Max keeps it
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
+    def fdiff(self, argindex=1):
+        return S.One if argindex == 1 else S.Zero
+
+    def _latex(self, printer):
+        return printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return printer._print(self.args[0])
+
+
+def repeats_kept(args):
+    """``args`` of ``max``/``min`` with each repeat (equal to an earlier one) as a ``Copy``."""
+    kept = []
+    for i, arg in enumerate(args):
+        k = sum(1 for a in args[:i] if a == arg or (a.is_Number and arg.is_Number and
+                                                     float(a) == float(arg)))
+        kept.append(Copy(arg, sympy.Integer(k)) if k else arg)
+    return kept
+
+
+_WRITTEN_PYTHON = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
+                   lambda a, b: a / b, lambda a, b: a ** b, lambda a, b: a // b, lambda a, b: a % b)
+
+
+class Written(Function):
+    """``a <op> b`` exactly as the source writes it, inside a comparison operand: ``Written(k, a,
+    b)`` is the k-th of ``+ - * / ** // %``, ``Written(-1, a)`` is ``-a`` and ``Written(100 + i,
+    *args)`` a call of ``RULES[i]``. SymPy never rewrites it, and it prints as written (``x ** 2``
+    stays ``x ** 2``, not ``x * x``; ``x / math.sqrt(2.0)`` stays a division), so the comparison
+    sees the very float the primal computes."""
+
+    @classmethod
+    def eval(cls, code, *args):
+        if not all(a.is_Number for a in args):
+            return None
+        try:
+            value = fold(cls._python(int(code)), lambda *a: None, args)
+        except NotComputable as exc:  # the primal raises here
+            return Undefined(sympy.Integer(exc.kind))
+        return value if value.is_Number else None
+
+    @staticmethod
+    def _python(code):
+        if code == -1:
+            return lambda a: -a
+        if code >= 100:
+            return _resolve(RULES[code - 100].python[0])
+        return _WRITTEN_PYTHON[code]
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_evalf(self, prec):
+        code, args = int(self.args[0]), self.args[1:]
+        if code == -1:
+            return (-args[0]).evalf(prec_to_dps(prec))
+        if code >= 100:
+            rule = RULES[code - 100]
+            return (rule.build or rule.sympy)(*args).evalf(prec_to_dps(prec))
+        return _BINARY_SYMPY[code](*args).evalf(prec_to_dps(prec))
+
+    def _latex(self, printer):
+        return printer._print(self.evaluated())
+
+    def _sympystr(self, printer):
+        return printer._print(self.evaluated())
+
+    def evaluated(self):
+        """The same value as an ordinary SymPy expression."""
+        code, args = int(self.args[0]), [a.evaluated() if isinstance(a, Written) else a
+                                         for a in self.args[1:]]
+        if code == -1:
+            return -args[0]
+        if code >= 100:
+            rule = RULES[code - 100]
+            return (rule.build or rule.sympy)(*args)
+        return _BINARY_SYMPY[code](*args)
+
+
+_BINARY_SYMPY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+                 lambda a, b: power(a, b), lambda a, b: sympy.floor(a / b), sympy.Mod)
+
+
+class _InOrder(sympy.logic.boolalg.BooleanFunction):
+    """Python's ``a and b`` / ``a or b``: operands kept in source order (SymPy's ``And``/``Or``
+    sort them), so an operand that raises (``math.log(x) > 1`` after ``x > 0``) is evaluated only
+    where the primal evaluates it. Decided operands fold as Python's short circuit does."""
+
+    stop = neutral = None
+
+    @classmethod
+    def eval(cls, *args):
+        kept = []
+        for arg in args:
+            if arg is cls.stop:
+                return cls.stop
+            if arg is not cls.neutral:
+                kept.append(arg)
+        if not kept:
+            return cls.neutral
+        if len(kept) == 1:
+            return kept[0]
+        return cls(*kept) if len(kept) != len(args) else None
+
+
+class AndThen(_InOrder):
+    """``a and b`` in source order."""
+
+    stop, neutral = S.false, S.true
+
+    def _latex(self, printer):
+        return r" \wedge ".join(printer._print(a) for a in self.args)
+
+
+class OrElse(_InOrder):
+    """``a or b`` in source order."""
+
+    stop, neutral = S.true, S.false
+
+    def _latex(self, printer):
+        return r" \vee ".join(printer._print(a) for a in self.args)
+
+
 def _branches(expr):
     """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
     default, as every ``Piecewise`` the frontend builds)."""
@@ -246,6 +391,7 @@ class Undefined(Function):
     raises. ``kind`` is 0 (division by zero), 1 (domain error) or 2 (overflow)."""
 
     nargs = 1
+    is_number = False  # never evaluated numerically: it has no value
 
     def _eval_is_real(self):
         return True
@@ -381,8 +527,15 @@ def _extremum_partial(expr, i):
         wins = mine > other if isinstance(expr, sympy.Max) else mine < other
         return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
     value = Value(expr)
-    ties = sympy.Add(*[Piecewise((1, sympy.Eq(a, value)), (0, True)) for a in args])
-    return Piecewise((1 / ties, sympy.Eq(args[i], value)), (0, True))
+    return Piecewise((1 / _tie_count(expr), sympy.Eq(args[i], value)), (0, True))
+
+
+@functools.lru_cache(maxsize=512)
+def _tie_count(expr):
+    """The number of arguments of ``expr`` (a Max or Min) equal to it, as an expression (built once
+    per expression: an 8-argument max has 8 partials sharing it)."""
+    value = Value(expr)
+    return sympy.Add(*[Piecewise((1, sympy.Eq(Value(a), value)), (0, True)) for a in expr.args])
 
 
 def _mod_partial(expr, i):
@@ -540,6 +693,19 @@ def rule_for_callable(obj):
     """The ``Rule`` whose Python spelling is the object ``obj`` (any alias), or None."""
     found = _CALLABLES.get(id(obj))
     return found[1] if found is not None and found[0] is obj else None
+
+
+def written_spelling(rule, backend):
+    """How a call of ``rule`` written in the source is printed for ``backend`` (``math.sqrt``,
+    ``np.sqrt``, ``abs``), or None."""
+    printed = getattr(rule, backend)
+    if printed:
+        return printed
+    prefix = "math." if backend == "math" else "numpy."
+    for dotted in rule.python:
+        if dotted.startswith(prefix):
+            return dotted if backend == "math" else "np." + dotted[len(prefix):]
+    return None
 
 
 def rule_for_class(cls):

@@ -366,3 +366,156 @@ def test_auto_uses_reverse_for_max_inside_min(tmp_path):
     assert differentiate._branch_in_condition(to_program(f))
     # a = 1 - 2y = 2.171 (the max); the min is x - a + 0.4 = x - 1 + 2y + 0.4 = -2.356
     assert symgrad.grad(f)(-0.5854570756050226, -0.5854570756050226) == (1.0, 2.0)
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("test", ["y > 0 and math.log(x) > 1 or x < -1",
+                                  "x > 0 and math.sqrt(x) > y", "x != 0 and 1 / x > y",
+                                  "x <= 0 or math.log(x) < y", "t <= 0.5 and math.acosh(0.0) == 1"])
+def test_and_or_operands_run_in_source_order(tmp_path, test, strategy, backend):
+    f = _module(tmp_path, f"def f(x, y, t=0.75):\n    if {test}:\n        return x * y\n"
+                          f"    return 3.0 * x\n").f
+    g = symgrad.grad(f, wrt=("x", "y"), strategy=strategy, backend=backend)
+    for x, y in ((-2.0, -1.0), (3.0, 1.0), (-0.5, 2.0), (4.0, 0.5)):
+        try:
+            taken = eval(test, {"math": math}, {"x": x, "y": y, "t": 0.75})  # noqa: S307
+        except ValueError:  # the primal raises here: so does the math gradient
+            if backend == "math":
+                with pytest.raises(ValueError):
+                    g(x, y)
+            continue
+        assert tuple(map(float, g(x, y))) == ((y, x) if taken else (3.0, 0.0)), (test, x, y)
+
+
+UNDEFINED_ON_ONE_BRANCH = """def h(a):
+    a += 1.0
+    if 0.1 < a * a:
+        return 0.0
+    return 0.4
+
+
+def f(t, z):
+    a = 0.5 / h(z)
+    return t * a
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_division_by_a_value_zero_on_one_branch(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, UNDEFINED_ON_ONE_BRANCH).f, strategy=strategy)
+    assert g(1.0, -1.0) == (1.25, 0.0)
+    with pytest.raises(ZeroDivisionError):  # as f(1.0, 2.0)
+        g(1.0, 2.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("body, point, expected", [
+    ("min(0.0 - 1.0, z - 1.0, 0.0 - 1.0)", (-1.1, 0.0), (0.0, 1 / 3)),
+    ("min(t, z, z)", (0.25, 0.25), (1 / 3, 2 / 3)),
+    ("max(0.0, 0.0, -z - 0.5)", (0.3, -0.5), (0.0, -1 / 3)),
+    ("max(t, t) + min(t, t, z)", (0.3, 0.3), (1.0 + 2 / 3, 1 / 3)),
+    ("min(z, t, t, t)", (-0.62, -0.62), (0.75, 0.25)),
+    ("min(-1.0 - 1.0, z - 2, z - 2, z - 2)", (1.1, 0.0), (0.0, 0.75)),
+])
+def test_repeated_arguments_of_max_min_count_in_a_tie(tmp_path, body, point, expected, strategy):
+    f = _module(tmp_path, f"def f(t, z):\n    return {body}\n").f
+    assert symgrad.grad(f, strategy=strategy)(*point) == pytest.approx(expected, rel=1e-15)
+
+
+# --- comparison operands computed as written (the lead's reproducers) ------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("operand", ["x ** 2", "x / math.sqrt(2.0)", "x + 0.1 + 0.2", "(x - 1) * 3",
+                                     "0.1 * x * 0.2", "-x / 3 + 0.7", "math.exp(x) / 7.0",
+                                     "x * x * x - 2 * x", "abs(x - 0.3) ** 0.5 * 1.1"])
+def test_comparison_operand_is_the_primal_float(tmp_path, operand, strategy):
+    for x in (10.54862188045661, 1.3, 0.7071067811865475, -2.2):
+        boundary = eval(operand, {"math": math}, {"x": x})  # noqa: S307 - the primal's float
+        for op in (">=", ">", "==", "<="):
+            f = _module(tmp_path, f"def f(x):\n    if {operand} {op} {boundary!r}:\n"
+                                  f"        return 3.0 * x\n    return 2.0 * x\n").f
+            expected = 3.0 if eval(f"{operand} {op} {boundary!r}", {"math": math},  # noqa: S307
+                                   {"x": x}) else 2.0
+            assert symgrad.grad(f, strategy=strategy)(x) == expected, (operand, op, x)
+
+
+def test_lead_reproducers(tmp_path):
+    f = _module(tmp_path, "def f(x):\n    return 3.0*x if x ** 2 >= 111.27342357684795 else 2.0*x\n")
+    assert symgrad.grad(f.f)(10.54862188045661) == 2.0
+    g = _module(tmp_path, "def f(x):\n    if x / math.sqrt(2.0) >= 0.9192388155425119:\n"
+                          "        return 3.0*x\n    return 2.0*x\n")
+    assert symgrad.grad(g.f)(1.3) == 2.0
+
+
+SLOW_STOPPED = """def f(u):
+    for i in range(1, 4):
+        u += math.acos(math.tanh(math.asinh((1.5 - u) ** 3)))
+    return u * 0.0 + stop_gradient(5 * 1.0 * round(5) / math.floor(u - 0.4))
+"""
+UNDEFINED_HELPER_IN_A_CHAIN = """def h(a):
+    a = 0.0
+    return -(a / a - a * a)
+
+
+def f(y, u, t):
+    if t - y + 0.1 > u:
+        return u * u
+    if 0.25 <= h(u) - math.log(1.5) <= 0.5:
+        return math.exp(u)
+    return t - u + 1.0
+"""
+
+
+def test_nothing_substituted_into_a_stopped_value(tmp_path):
+    f = load_module(tmp_path, "import math\nfrom symgrad import stop_gradient\n\n\n" + SLOW_STOPPED,
+                    "symgrad_reliability").f
+    assert symgrad.grad(f)(-1.3895406561502) == 0.0  # u * 0.0: 0; the stop: 0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_helper_in_a_chained_comparison(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, UNDEFINED_HELPER_IN_A_CHAIN).f, strategy=strategy)
+    assert g(0.1, 0.0, 2.12) == (0.0, 0.0, 0.0)  # the first branch: u * u at u = 0
+    with pytest.raises(ZeroDivisionError):  # h raises, as in the primal
+        g(0.1, 3.0, 0.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("operand", ["x ** 2", "x / math.sqrt(2.0)", "(x * x + 1.0) ** 0.5",
+                                     "0.1 * x * 0.2 + 0.3"])
+def test_intermediate_feeding_a_condition_is_the_primal_float(tmp_path, operand, strategy):
+    for x in (10.54862188045661, 1.3, -2.2):
+        boundary = eval(operand, {"math": math}, {"x": x})  # noqa: S307 - the primal's float
+        f = _module(tmp_path, f"def f(x):\n    t = {operand}\n    if t >= {boundary!r}:\n"
+                              f"        return 3.0 * x + t * 0.0\n    return 2.0 * x\n").f
+        assert symgrad.grad(f, strategy=strategy)(x) == 3.0, (operand, x)
+        f = _module(tmp_path, f"def f(x):\n    t = {operand}\n    if t > {boundary!r}:\n"
+                              f"        return 3.0 * x + t * 0.0\n    return 2.0 * x\n").f
+        assert symgrad.grad(f, strategy=strategy)(x) == 2.0, (operand, x)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_operand_of_a_short_circuit_in_a_value(tmp_path, strategy):
+    f = _module(tmp_path, "def f(u):\n    u -= u if False or u or math.atanh(1.0) else 4.0\n"
+                          "    return u\n").f
+    assert symgrad.grad(f, strategy=strategy)(1.86) == 0.0  # u - u: atanh(1.0) never runs
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_branch_value_used_later(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    a = x * x if x > 0 else math.log(0.0)\n"
+                          "    return a + 1.0\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(1.5) == 3.0
+    with pytest.raises(ValueError):
+        g(-1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_undefined_constant_operand_of_a_comparison(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x, y):\n    if x != 4:\n        return 1.0 * y\n"
+                          "    if math.log(1, 1) < -5:\n        return x\n    return 2.0 * x\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(0.4, 1.2) == (0.0, 1.0)
+    with pytest.raises(ZeroDivisionError):  # math.log(1, 1) is 0.0 / 0.0
+        g(4.0, 1.2)
