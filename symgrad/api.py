@@ -280,8 +280,9 @@ class ArrayGradientFunction(GradientFunction):
 
     Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
     sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
-    those of the latest specialisation built (None before the first); ``specialisations`` maps
-    each pattern (per parameter, a size-1 flag per axis) to its ``GradientFunction``.
+    those of the latest specialisation built (``source`` is None before the first; the others
+    raise ``OptionError`` then); ``specialisations.by_pattern`` maps each pattern (per parameter,
+    a size-1 flag per axis) to its ``GradientFunction``.
     """
 
     def __new__(cls, primal, kind, options):
@@ -298,9 +299,13 @@ class ArrayGradientFunction(GradientFunction):
 
     def _latest(self, attribute):
         latest = self.specialisations.latest
-        return None if latest is None else getattr(latest, attribute)
+        if latest is None:
+            raise OptionError(f"the gradient of `{self.primal.__name__}` is built at its first "
+                              "call (array code without shapes=): call it once, or pass shapes=")
+        return getattr(latest, attribute)
 
-    source = property(lambda self: self._latest("source"))
+    source = property(lambda self: self._latest("source") if self.specialisations.latest
+                      else None)
     program = property(lambda self: self._latest("program"))
     wrt = property(lambda self: self._latest("wrt"))
     function = property(lambda self: self._latest("function"))
@@ -368,8 +373,8 @@ def _build_arrays(kind, f, program, wrt, unconnected, backend):
         what = f"an array of shape {show(shapes[0])}" if len(outputs) == 1 else \
             f"{len(outputs)} values"
         raise OutputShapeError(f"{kind} needs a function returning one number (a 0-d value); "
-                               f"`{program.name}` returns {what}: use symgrad.jacobian, or "
-                               "symgrad.vjp with a cotangent")
+                               f"`{program.name}` returns {what}: use symgrad.vjp with a "
+                               "cotangent (symgrad.jacobian of array code is not supported yet)")
     cotangents = None
     if kind == "vjp":
         used = set(program.names)

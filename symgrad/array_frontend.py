@@ -165,7 +165,7 @@ class ArrayReader(IndexReader, _Reader):
         try:
             return self.dims.of(expr)
         except ShapeError as exc:
-            return self.fail(node, frame, f"shapes {exc}", "check the shapes of the operands")
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
 
     def is_array(self, value, node, frame):
         return self.array_mode and isinstance(value, sympy.Basic) and bool(
@@ -323,7 +323,7 @@ class ArrayReader(IndexReader, _Reader):
             shape = self.dims.broadcast(self.shape_at(a, node, frame),
                                         self.shape_at(b, node, frame))
         except ShapeError as exc:
-            return self.fail(node, frame, f"shapes {exc}", "check the shapes of the operands")
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
 
@@ -469,7 +469,7 @@ class ArrayReader(IndexReader, _Reader):
         try:
             shape = self.dims.broadcast(*shapes)
         except ShapeError as exc:
-            return self.fail(node, frame, f"shapes {exc}", "check the shapes of the operands")
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
         try:
             result = self.defined((rule.build or rule.sympy)(*args), node, frame)
         except (TypeError, ValueError) as exc:

@@ -88,8 +88,8 @@ class Shapes:
                 self.subst[this] = other
                 self._memo.clear()
                 return other
-        raise ShapeError(f"sizes {show((a,), self.labels)[1:-2]} and "
-                         f"{show((b,), self.labels)[1:-2]} differ")
+        raise ShapeError(f"the sizes {show((a,), self.labels)[1:-2]} and "
+                         f"{show((b,), self.labels)[1:-2]} must be equal here, and differ")
 
     # --- shapes -------------------------------------------------------------------------------
     def broadcast(self, *shapes):
@@ -113,8 +113,8 @@ class Shapes:
                     try:
                         found = self.unify(found, d)
                     except ShapeError:
-                        raise ShapeError(" and ".join(show(s, self.labels) for s in shapes) +
-                                         " do not broadcast") from None
+                        raise ShapeError("shapes " + " and ".join(
+                            show(s, self.labels) for s in shapes) + " do not broadcast") from None
             result.append(found)
         return tuple(result)
 

@@ -629,8 +629,23 @@ def array_output(x):
 
 
 def test_grad_of_an_array_output_names_jacobian_and_vjp():
-    with pytest.raises(symgrad.OutputShapeError, match="jacobian.*vjp"):
+    with pytest.raises(symgrad.OutputShapeError) as info:
         symgrad.grad(array_output, shapes={"x": ("n",)})
+    assert "symgrad.vjp" in str(info.value) and "symgrad.jacobian" in str(info.value)
+
+
+def only_here(x, y):
+    return np.sum(x * y + x)
+
+
+def test_a_gradient_built_at_call_says_so_before_its_first_call():
+    gf = symgrad.grad(only_here)
+    assert gf.source is None
+    with pytest.raises(symgrad.OptionError, match="first call"):
+        gf.program  # noqa: B018 - the property raises
+    gf(vec(2), vec(2))
+    with pytest.raises(symgrad.OptionError, match="latex"):
+        symgrad.latex(gf)
 
 
 def test_shapes_option_errors():
