@@ -1,0 +1,135 @@
+"""Differential fuzzer: random programs in symgrad's language against a 50-digit mpmath reference.
+
+Not collected by pytest; run by hand from the repository:
+
+    python tests/benchmarks/fuzz.py --seconds 600 --seed N [--jobs 2]
+
+Each program (``tests/program_gen.py``, the grammar the property test ``tests/test_properties.py``
+draws from) is written to a module file, its gradient built under ``strategy="auto"`` (always),
+``"symbolic"`` and ``"reverse"`` (each for about a third of the programs), and, for a quarter of
+them, ``value_and_grad``; each is compared at 3 points with the central difference of
+``tests/program_ref.py`` (``tests/program_check.py`` says what each failure kind means). Prints the
+figures, then one minimised reproducer per failure kind (source, strategy, point, expected, got).
+Program ``n`` of job ``j`` is drawn from the seed string ``"<seed>-<j>-<n>"``, so a run is
+reproducible (up to where the time limit stops it), and ``--replay 3-0-17 ...`` checks (and
+minimises) only the programs named.
+"""
+import argparse
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared modules
+
+import program_check  # noqa: E402
+import program_gen  # noqa: E402
+
+KIND_ORDER = ("wrong", "wrong value", "crash", "refusal", "raises", "nonfloat", "slow")
+LABELS = {"wrong": "wrong gradients", "wrong value": "wrong values (value_and_grad)",
+          "crash": "crashes", "refusal": "refusals of supported programs",
+          "raises": "gradients that raise where the primal does not",
+          "nonfloat": "non-float results", "slow": f"slow builds (> {program_check.SLOW:g} s "
+                                                   "under auto)"}
+
+
+def run_job(job, options):
+    """Fuzz until the deadline: (counts, {signature: [count, failures...]}, mirror errors)."""
+    deadline = time.monotonic() + options.seconds
+    counts = program_check.Counts()
+    found, mirror = {}, []
+    n = 0
+    names = iter(options.replay) if options.replay else None
+    while time.monotonic() < deadline:
+        name = next(names, None) if names else f"{options.seed}-{job}-{n}"
+        if name is None:
+            break
+        chooser = program_gen.RandomChooser(name)
+        n += 1
+        prog = program_gen.program(chooser, max_statements=options.statements)
+        points = program_gen.random_points(chooser, prog, 3)
+        strategies = ("auto",) + tuple(s for s in ("symbolic", "reverse") if chooser.chance(0.33))
+        value_and_grad = chooser.chance(0.25)
+        if options.replay:
+            strategies, value_and_grad = ("auto", "symbolic", "reverse"), True
+        try:
+            failures = program_check.check(prog, points, strategies, counts,
+                                           value_and_grad=value_and_grad,
+                                           timeout=options.timeout)
+        except AssertionError as e:
+            mirror.append(str(e))
+            continue
+        for failure in failures:  # one entry per kind and detail, whatever the strategy
+            failure.seed = name
+            entry = found.setdefault(failure.signature[:1] + failure.signature[2:], [0])
+            entry[0] += 1
+            if len(entry) <= options.per_kind and all(f.program != failure.program
+                                                      for f in entry[1:]):
+                entry.append(failure)
+    for entry in found.values():
+        entry[1:] = [program_check.minimise(f, options.shrink_seconds) for f in entry[1:]]
+    return counts, found, mirror
+
+
+def _job(args):
+    return run_job(*args)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=600.0, help="time spent generating")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--statements", type=int, default=3, help="most statements before return")
+    parser.add_argument("--timeout", type=float, default=30.0, help="a build is stopped after")
+    parser.add_argument("--shrink-seconds", type=float, default=60.0,
+                        help="time spent minimising each reproducer")
+    parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
+    parser.add_argument("--replay", nargs="+", metavar="NAME",
+                        help="check only these programs (names as printed: SEED-JOB-N), under "
+                             "every strategy")
+    options = parser.parse_args(argv)
+    start = time.monotonic()
+    if options.jobs > 1:
+        with multiprocessing.get_context("fork").Pool(options.jobs) as pool:
+            results = pool.map(_job, [(j, options) for j in range(options.jobs)])
+    else:
+        results = [run_job(0, options)]
+    counts = program_check.Counts()
+    found, mirror = {}, []
+    for c, f, m in results:
+        counts.programs += c.programs
+        counts.points += c.points
+        counts.timeouts += c.timeouts
+        for k, v in c.builds.items():
+            counts.builds[k] = counts.builds.get(k, 0) + v
+        for sig, entry in f.items():
+            mine = found.setdefault(sig, [0])
+            mine[0] += entry[0]
+            mine += entry[1:]
+        mirror += m
+    by_kind = {k: sum(e[0] for s, e in found.items() if s[0] == k) for k in KIND_ORDER}
+    print(f"symgrad from {Path(program_check.symgrad.__file__).parent}; seed {options.seed}, "
+          f"{options.jobs} job(s), {time.monotonic() - start:.0f} s")
+    print(f"programs tried: {counts.programs}")
+    print("builds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.builds.items())) +
+          f" (stopped after {options.timeout:g} s: {counts.timeouts})")
+    print(f"points compared: {counts.points}")
+    for kind in KIND_ORDER:
+        print(f"{LABELS[kind]}: {by_kind[kind]}")
+    print(f"mirror disagreements (a fuzzer bug): {len(mirror)}")
+    for text in mirror[:3]:
+        print("  " + text.replace("\n", "\n  "))
+    for sig in sorted(found, key=lambda s: (KIND_ORDER.index(s[0]), str(s))):
+        entry = found[sig]
+        print(f"\n=== {sig[0]}: {entry[0]} time(s), {' '.join(map(str, sig[1:]))}")
+        for failure in entry[1:]:
+            print(f"--- minimised reproducer (strategy={failure.strategy!r}, "
+                  f"point={program_check.fmt_point(failure.point)}, from program {failure.seed})")
+            print(failure.source.rstrip())
+            print(f"expected: {failure.expected}\ngot: {failure.got}")
+    return 0 if not found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

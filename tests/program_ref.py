@@ -1,0 +1,313 @@
+"""The reference for random programs (``program_gen``): the float value and a 50-digit gradient.
+
+Every value is evaluated twice at once (``Value``): ``f``, exactly as the primal computes it in
+Python (same operations in the same order on ints and floats), and ``m``, in mpmath at 50 digits.
+The gradient is the central difference with step 1e-20 of ``m`` in each parameter; the ``f`` side
+is not perturbed, and every decision is taken on it, as the primal takes it, so the reference is
+the derivative *of the branch Python takes at the point*, with symgrad's conventions
+(docs/conventions.md) where the function has a kink:
+
+- ``if``/``elif``/``else``, ``a if c else b``, truth tests: the branch taken in float (the other is
+  never evaluated), also at a tie (``x + 1 > y`` with ``y == x + 1`` in float);
+- ``max``/``min``: the float winner; the arguments tied in float share the derivative equally, a
+  repeated argument once per occurrence (``m`` is their mean);
+- ``abs``: the sign of the float value (derivative 0 at 0); ``round``, ``floor``, ``ceil``, ``//``:
+  derivative 0 (``m`` is the float result); ``a % b``: ``a - b*q`` with the float quotient ``q``;
+- ``stop_gradient(e)``: held at its value at the unperturbed point.
+
+A point is skipped (``Skip``) within ``SINGULAR`` of a singularity (division by 0, ``log``/``sqrt``
+at 0, ``asin`` at 1 ...; the derivative is infinite or the float value meaningless there), within
+``KINK`` of a jump of ``a % b`` in ``b`` or of ``atan2`` across its cut, or when a value exceeds
+``HUGE``.
+"""
+import builtins
+import math
+from dataclasses import dataclass
+
+import mpmath
+
+KINK = mpmath.mpf("1e-6")
+SINGULAR = mpmath.mpf("1e-3")
+HUGE = mpmath.mpf("1e4")
+STEP = mpmath.mpf("1e-20")
+
+
+class Skip(Exception):
+    """This point is too close to a kink or singularity to compare derivatives."""
+
+
+class PrimalError(Exception):
+    """The primal raises at this point (or computes a complex number, or a huge int)."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """``f``: the Python number the primal computes; ``m``: its mpmath value; ``varies``: False
+    when the value cannot depend on the parameters (literals, loop indices, stop_gradient)."""
+
+    f: object
+    m: object
+    varies: bool
+
+
+def _checked(f, m, varies):
+    if isinstance(f, complex) or isinstance(f, bool) or not isinstance(f, (int, float)):
+        raise PrimalError(f"the primal computes {f!r}")
+    if isinstance(f, float) and not math.isfinite(f):
+        raise PrimalError(f"the primal computes {f!r}")
+    if isinstance(f, int) and abs(f) > 10 ** 12:
+        raise PrimalError("a huge int")
+    if not varies:
+        m = mpmath.mpf(f)  # a constant is what Python computes (e.g. math.log1p(0.5) in float)
+    if abs(m) > HUGE:
+        raise Skip("huge")
+    return Value(f, m, varies)
+
+
+def _python(op, *args):
+    try:
+        return op(*args)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise PrimalError(f"{type(e).__name__}: {e}") from None
+
+
+def _near(value, target, distance=KINK):
+    return abs(value - target) < distance
+
+
+def _near_integer(m):
+    return _near(m, mpmath.nint(m))
+
+
+BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "/": lambda a, b: a / b, "**": lambda a, b: a ** b, "//": lambda a, b: a // b,
+          "%": lambda a, b: a % b}
+
+
+def _binary(op, a, b):
+    f = _python(BINARY[op], a.f, b.f)
+    varies = a.varies or b.varies
+    if not varies:
+        return _checked(f, None, False)
+    if op in "+-*":
+        m = BINARY[op](a.m, b.m)
+    elif op == "/":
+        if b.varies and abs(b.m) < SINGULAR:
+            raise Skip("division near 0")
+        m = a.m / b.m
+    elif op in ("//", "%"):
+        if b.varies and abs(b.m) < SINGULAR:
+            raise Skip("division near 0")
+        if op == "//":
+            m = mpmath.mpf(f)  # derivative 0 (docs/conventions.md)
+        else:
+            if b.varies and _near_integer(a.m / b.m):
+                raise Skip("jump of % in its divisor")
+            m = a.m - b.m * mpmath.mpf(a.f // b.f)
+    else:
+        m = _power(a, b)
+    return _checked(f, m, True)
+
+
+def _power(a, b):
+    if not b.varies and float(b.f).is_integer():
+        if b.f < 0 and abs(a.m) < SINGULAR:
+            raise Skip("pole of a power")
+        return a.m ** int(b.f)
+    if a.m <= SINGULAR:  # 0 ** y, or a negative base with a real exponent
+        raise Skip("power of a base near 0 or negative")
+    return a.m ** b.m
+
+
+def _unary_m(name, args):
+    """The mpmath value of RULES function ``name`` (a spelling's last part) at ``args`` (mpf)."""
+    x = args[0]
+    if name in ("sqrt",) and x < SINGULAR:
+        raise Skip("sqrt near 0")
+    if name in ("log", "log2", "log10") and x < SINGULAR:
+        raise Skip("log near 0")
+    if name == "log" and len(args) == 2 and (args[1] < SINGULAR or _near(args[1], 1, SINGULAR)):
+        raise Skip("log base near 0 or 1")
+    if name == "log1p" and x + 1 < SINGULAR:
+        raise Skip("log1p near -1")
+    if name in ("asin", "acos", "atanh") and abs(x) > 1 - SINGULAR:
+        raise Skip("near +-1")
+    if name == "acosh" and x < 1 + SINGULAR:
+        raise Skip("acosh near 1")
+    if name == "tan" and abs(mpmath.cos(x)) < SINGULAR:
+        raise Skip("tan pole")
+    if name == "atan2":
+        y, x = args
+        if mpmath.hypot(x, y) < SINGULAR or (x < 0 and abs(y) < KINK):
+            raise Skip("atan2 at 0 or on its cut")
+        return mpmath.atan2(y, x)
+    if name == "hypot":
+        if mpmath.hypot(*args) < SINGULAR:
+            raise Skip("hypot at 0")
+        return mpmath.hypot(*args)
+    table = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
+             "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
+             "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
+             "expm1": mpmath.expm1, "sqrt": mpmath.sqrt}
+    if name in table:
+        return table[name](*args)
+    return getattr(mpmath, name)(*args)  # sin cos tan asin ... erf erfc
+
+
+class Run:
+    """One evaluation of a program; ``frozen`` are the stop_gradient values of the base run."""
+
+    def __init__(self, prog, frozen=None):
+        self.prog = prog
+        self.helpers = {h[1]: h for h in prog[2]}
+        self.frozen = frozen
+        self.stopped = []
+
+    def expr(self, e, env):
+        tag = e[0]
+        if tag == "num":
+            return _checked(e[1], None, False)
+        if tag == "var":
+            if e[1] not in env:
+                raise PrimalError(f"NameError: {e[1]}")
+            return env[e[1]]
+        if tag == "bin":
+            return _binary(e[1], self.expr(e[2], env), self.expr(e[3], env))
+        if tag == "neg":
+            a = self.expr(e[1], env)
+            return _checked(-a.f, -a.m, a.varies)
+        if tag == "sg":
+            a = self.expr(e[1], env)
+            if self.frozen is None:
+                self.stopped.append(a.m)
+                m = a.m
+            else:
+                m = self.frozen[len(self.stopped)]
+                self.stopped.append(m)
+            return Value(a.f, m, False)
+        if tag == "ifexp":
+            return self.expr(e[2] if self.cond(e[1], env) else e[3], env)
+        if tag == "call":
+            return self.call(e[1], [self.expr(a, env) for a in e[2]])
+        if tag == "hcall":
+            return self.helper(self.helpers[e[1]], [self.expr(a, env) for a in e[2]])
+        if tag == "tuple":
+            return tuple(self.expr(a, env) for a in e[1])
+        raise AssertionError(e)
+
+    def call(self, spelling, args):
+        module, _, name = spelling.rpartition(".")
+        function = getattr(math, name) if module else getattr(builtins, name)
+        f = _python(function, *[a.f for a in args])
+        varies = any(a.varies for a in args)
+        if not varies:
+            return _checked(f, None, False)
+        if name in ("max", "min"):
+            tied = [a.m for a in args if a.f == f]  # the float winner, or the arguments tied
+            return _checked(f, mpmath.fsum(tied) / len(tied), True)  # in float share equally
+        if name in ("abs", "fabs"):
+            x = args[0]
+            return _checked(f, mpmath.mpf(0) if x.f == 0 else x.m if x.f > 0 else -x.m, True)
+        if name in ("floor", "ceil", "round"):
+            return _checked(f, mpmath.mpf(f), True)  # derivative 0
+        if name == "pow":
+            return _checked(f, _power(*args), True)
+        return _checked(f, _unary_m(name, [a.m for a in args]), True)
+
+    def compare(self, op, a, b):
+        return _python({"<": lambda p, q: p < q, "<=": lambda p, q: p <= q,
+                        ">": lambda p, q: p > q, ">=": lambda p, q: p >= q,
+                        "==": lambda p, q: p == q, "!=": lambda p, q: p != q}[op], a.f, b.f)
+
+    def cond(self, c, env):
+        tag = c[0]
+        if tag == "cmp":
+            ops, trees = c[1], c[2]
+            left = self.expr(trees[0], env)
+            for op, tree in zip(ops, trees[1:]):
+                right = self.expr(tree, env)
+                if not self.compare(op, left, right):
+                    return False
+                left = right
+            return True
+        if tag == "and":
+            return all(self.cond(p, env) for p in c[1])  # short-circuits as Python
+        if tag == "or":
+            return any(self.cond(p, env) for p in c[1])
+        if tag == "not":
+            return not self.cond(c[1], env)
+        if tag == "truth":
+            return self.expr(c[1], env).f != 0
+        if tag == "bool":
+            return c[1]
+        raise AssertionError(c)
+
+    def helper(self, h, args):
+        params, defaults = h[2], h[3]
+        env = dict(zip(params, args))
+        for name, d in zip(params[len(params) - len(defaults):], defaults):
+            env.setdefault(name, _checked(d, None, False))
+        done, value = self.block(h[4], env)
+        assert done, h
+        return value
+
+    def block(self, stmts, env):
+        """Run statements; (True, value) at a ``return``, else (False, None)."""
+        for s in stmts:
+            tag = s[0]
+            if tag == "assign":
+                env[s[1]] = self.expr(s[2], env)
+            elif tag == "aug":
+                if s[1] not in env:
+                    raise PrimalError(f"NameError: {s[1]}")
+                env[s[1]] = _binary(s[2], env[s[1]], self.expr(s[3], env))
+            elif tag == "unpack":
+                values = self.expr(s[2], env)
+                if not isinstance(values, tuple) or len(values) != len(s[1]):
+                    raise PrimalError("unpacking")
+                env.update(zip(s[1], values))
+            elif tag == "return":
+                return True, self.expr(s[1], env)
+            elif tag == "if":
+                done, value = self.block(s[2] if self.cond(s[1], env) else s[3], env)
+                if done:
+                    return done, value
+            elif tag == "for":
+                for i in range(*s[2]):
+                    env[s[1]] = Value(i, mpmath.mpf(i), False)
+                    done, value = self.block(s[3], env)
+                    assert not done
+            else:
+                raise AssertionError(s)
+        return False, None
+
+    def program(self, point):
+        """The returned Value at ``point`` (a dict name -> (float, mpf))."""
+        env = {name: Value(f, m, True) for name, (f, m) in point.items()}
+        done, value = self.block(self.prog[3], env)
+        if not done or isinstance(value, tuple):
+            raise PrimalError("no single value returned")
+        return value
+
+
+def reference(prog, point):
+    """(primal float value, mpmath value, gradient as mpf per parameter) at ``point`` (numbers).
+
+    Raises:
+        PrimalError: the primal raises (or returns no real number) at ``point``.
+        Skip: the point is within KINK of a kink or SINGULAR of a singularity.
+    """
+    params = prog[1]
+    with mpmath.workdps(50):
+        base = {n: (v, mpmath.mpf(v)) for n, v in zip(params, point)}
+        run = Run(prog)
+        value = run.program(base)
+        grads = []
+        for name in params:
+            sides = []
+            for sign in (1, -1):
+                shifted = dict(base)
+                shifted[name] = (base[name][0], base[name][1] + sign * STEP)
+                sides.append(Run(prog, run.stopped).program(shifted).m)
+            grads.append((sides[0] - sides[1]) / (2 * STEP))
+        return value.f, value.m, grads
