@@ -10,13 +10,15 @@ import importlib.util
 from . import dependencies, diskcache
 from .cache import BuildCache, compile_gradient
 from .errors import OptionError, OutputShapeError, public_entry
+import functools
+
 from .function import GradientFunction
 
 _CACHE = BuildCache()
 
 
-def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-         strategy="auto", cache=True):
+def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+         strategy="auto", shapes=None, cache=True):
     """Differentiate a Python function symbolically; return its compiled gradient.
 
     Usable as ``@grad``, ``@grad(wrt="x")`` and ``grad(f, wrt=("x", 1))``.
@@ -37,10 +39,17 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
             constants (TF's ``tf.gradients(stop_gradients=...)``, PyTensor's ``consider_constant``).
         unconnected: "zero" returns 0.0 for a ``wrt`` the output does not depend on (through
             unstopped paths); "none" returns None there (TF's ``UnconnectedGradients.NONE``).
-        backend: "math" (floats) or "numpy" (elementwise on arrays).
-        strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``).
+        backend: "math" (floats) or "numpy" (elementwise on arrays); None: "math" for scalar
+            code, "numpy" for array code.
+        strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``); array code is
+            always differentiated by reverse accumulation.
+        shapes: for array code, parameter name → tuple of dimension names or ints
+            (``{"X": ("n", "d"), "w": ("d",)}``; scalars left out): the gradient is built at once.
+            None: built at the first call, and again for each new pattern of argument ranks
+            (and size-1 axes), never per size.
         cache: keep the built gradient in the disk cache and look for it there (docs/cache.md);
             False builds it in this process only (so does ``SYMGRAD_CACHE_DIR=""``).
+            Array gradients are kept in memory only.
 
     Returns:
         A ``GradientFunction``: called with ``f``'s arguments it returns a float when ``wrt`` is one
@@ -54,7 +63,7 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
             intermediates), a variable bound only inside a branch or to a tuple, an index out of
             range, ``wrt=None`` when every parameter has a default, an intermediate of a
             ``GradientFunction`` (use ``hessian``), a bad option value.
-        OutputShapeError: ``f`` returns a tuple (use ``jacobian``).
+        OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
     >>> from symgrad import stop_gradient
@@ -75,12 +84,13 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="ma
     (3.0, 1.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy, cache=cache)
+                   backend=backend, strategy=strategy, shapes=shapes,
+                   cache=cache)
     return _entry("grad", f, options)
 
 
-def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-                   strategy="auto", cache=True):
+def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+                   strategy="auto", shapes=None, cache=True):
     """The value of ``f`` and its gradient, from one generated function that shares their work.
 
     Same arguments, options and errors as ``grad``.
@@ -96,12 +106,13 @@ def value_and_grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", b
     (18.0, (12.0, 9.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy, cache=cache)
+                   backend=backend, strategy=strategy, shapes=shapes,
+                   cache=cache)
     return _entry("value_and_grad", f, options)
 
 
-def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-             strategy="auto", cache=True):
+def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+             strategy="auto", shapes=None, cache=True):
     """The Jacobian of a function returning a tuple of numbers.
 
     Same arguments, options and errors as ``grad`` (``OutputShapeError`` is not raised).
@@ -118,12 +129,13 @@ def jacobian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend
     ((1.0, -0.0), (0.0, 2.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy, cache=cache)
+                   backend=backend, strategy=strategy, shapes=shapes,
+                   cache=cache)
     return _entry("jacobian", f, options)
 
 
-def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-            strategy="auto", cache=True):
+def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+            strategy="auto", shapes=None, cache=True):
     """The Hessian of a function returning one number, from one generated function.
 
     Same arguments, options and errors as ``grad``. The upper triangle is computed once and
@@ -142,12 +154,13 @@ def hessian(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=
     ((2.0, 1.0), (1.0, 0.0))
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy, cache=cache)
+                   backend=backend, strategy=strategy, shapes=shapes,
+                   cache=cache)
     return _entry("hessian", f, options)
 
 
-def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="math",
-        strategy="auto", cache=True):
+def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None,
+        strategy="auto", shapes=None, cache=True):
     """The vector-Jacobian product of a function returning a tuple: reverse mode with a seed.
 
     Same options as ``grad``; ``wrt`` names parameters or intermediates of ``f`` (never the
@@ -169,7 +182,8 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend="mat
     (1.0, 0.0)
     """
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
-                   backend=backend, strategy=strategy, cache=cache)
+                   backend=backend, strategy=strategy, shapes=shapes,
+                   cache=cache)
     return _entry("vjp", f, options)
 
 
@@ -185,33 +199,98 @@ def _entry(kind, f, options):
         return build(kind, f, **options)
 
 
-def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, cache=True):
+def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shapes=None,
+          cache=True):
     """Build (or fetch from the memory or disk cache) the ``GradientFunction`` of ``kind`` for ``f``."""
     stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
         stop_gradients or ())
-    key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy)
+    key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy,
+           _freeze_shapes(shapes))
     cached = _CACHE.get(f, key)
     if cached is not None:
         return cached
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)
-    entry = diskcache.entry_for(kind, f, options) if cache else None
+    entry = diskcache.entry_for(kind, f, {**options, "shapes": _freeze_shapes(shapes)}) \
+        if cache else None
     stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
     if stored is not None:
         return _CACHE.put(f, key, stored)
     from .differentiate import STRATEGIES
     from .emit import BACKENDS
-    if backend not in BACKENDS:
+    if backend is not None and backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
     if backend == "numpy" and importlib.util.find_spec("numpy") is None:
         raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    if shapes is not None and not isinstance(shapes, dict):
+        raise OptionError(f"shapes must be a dict of parameter name → tuple, not {shapes!r}")
+    arguments = (kind, f, wrt, stop_gradients, unconnected, backend, strategy)
+    from .array_frontend import NeedsShapes, to_program
+    from .specialise import shapes_pattern
     with dependencies.recording() as read, _sympy_settings():
-        built = _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy)
-    if entry is not None:
+        if isinstance(f, GradientFunction):
+            built = _build(*arguments)
+        else:
+            try:
+                program = to_program(f, stop_gradients, nodes=wrt_variables(wrt), shapes=shapes)
+            except NeedsShapes:  # array code without shapes: built per pattern, at each call
+                built = ArrayGradientFunction(f, kind, arguments)
+            else:
+                if program.arrays is None:
+                    built = _build(*arguments, program=program)
+                else:
+                    built = ArrayGradientFunction(f, kind, arguments)
+                    built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
+                                              None, program)
+    if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
     return _CACHE.put(f, key, built)
+
+
+class ArrayGradientFunction(GradientFunction):
+    """The derivative of array code: one build per pattern of argument ranks and size-1 axes.
+
+    Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
+    sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
+    those of the latest specialisation built (``source`` is None before the first; the others
+    raise ``OptionError`` then); ``specialisations.by_pattern`` maps each pattern (per parameter,
+    a size-1 flag per axis) to its ``GradientFunction``.
+    """
+
+    def __new__(cls, primal, kind, options):
+        from .array_frontend import to_program
+        from .specialise import Specialisations
+
+        def build_one(shapes, program=None):
+            with _sympy_settings():
+                if program is None:
+                    program = to_program(primal, options[3], nodes=wrt_variables(options[2]),
+                                         shapes=shapes)
+                return _build(*options, program=program)
+        state = Specialisations(primal, build_one)
+        self = functools.partial.__new__(cls, state)
+        self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
+        self.specialisations = state
+        return self
+
+    def _latest(self, attribute):
+        latest = self.specialisations.latest
+        if latest is None:
+            raise OptionError(f"the gradient of `{self.primal.__name__}` is built at its first "
+                              "call (array code without shapes=): call it once, or pass shapes=")
+        return getattr(latest, attribute)
+
+    source = property(lambda self: self._latest("source") if self.specialisations.latest
+                      else None)
+    program = property(lambda self: self._latest("program"))
+    wrt = property(lambda self: self._latest("wrt"))
+    function = property(lambda self: self._latest("function"))
+
+    def __repr__(self):
+        return f"<ArrayGradientFunction {self.kind} of {self.primal.__name__}, " \
+               f"{len(self.specialisations.by_pattern)} specialisation(s)>"
 
 
 def _rebuild(kind, f, options):
@@ -229,10 +308,13 @@ def _sympy_settings():
         yield
 
 
-def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
+def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None):
     from .differentiate import differentiate
     from .emit import emit
-    program = _primal_program(f, stop_gradients, wrt)
+    program = program or _primal_program(f, stop_gradients, wrt)
+    if program.arrays is not None:
+        return _build_arrays(kind, f, program, wrt, unconnected, backend)
+    backend = backend or "math"
     names, single = normalize_wrt(program, wrt)
     outputs = len(program.outputs)
     if kind in ("grad", "value_and_grad", "hessian") and outputs != 1:
@@ -271,8 +353,64 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy):
                             kind=kind, backend=backend)
 
 
+def _build_arrays(kind, f, program, wrt, unconnected, backend):
+    """A specialisation of array code: reverse accumulation, printed for NumPy."""
+    from .adjoint import differentiate_arrays
+    from .array_ops import as_result
+    from .emit import emit
+    from .program import Program, fresh_name, real_symbol
+    from .shapes import show
+
+    if backend not in (None, "numpy"):
+        raise OptionError(f"array code is printed for backend 'numpy', not {backend!r}")
+    if kind in ("jacobian", "hessian"):
+        raise OptionError(f"{kind} of array code is not supported yet: use symgrad.grad, or "
+                          "symgrad.vjp with a cotangent per output")
+    names, single = normalize_wrt(program, wrt)
+    info = program.arrays
+    outputs = program.outputs
+    shapes = [info.shapes.of(out) for out in outputs]
+    if kind in ("grad", "value_and_grad") and (len(outputs) != 1 or shapes[0]):
+        what = f"an array of shape {show(shapes[0])}" if len(outputs) == 1 else \
+            f"{len(outputs)} values"
+        raise OutputShapeError(f"{kind} needs a function returning one number (a 0-d value); "
+                               f"`{program.name}` returns {what}: use symgrad.vjp with a "
+                               "cotangent (symgrad.jacobian of array code is not supported yet)")
+    cotangents = None
+    if kind == "vjp":
+        used = set(program.names)
+        cotangents = tuple(real_symbol(fresh_name(f"d{n}", used)) for n in program.output_names)
+        program = Program(name=program.name, params=program.params + cotangents, defaults=(),
+                          assignments=program.assignments, outputs=outputs,
+                          output_names=program.output_names, origin=program.origin,
+                          static=dict(program.static), names=used)
+        table = info.shapes.copy()
+        table.table.update(zip(cotangents, shapes))
+        program.arrays = info.with_shapes(table)
+    derivative = differentiate_arrays(program, names, unconnected, cotangents)
+    layout = 0 if single else tuple(range(len(names)))
+    if kind == "value_and_grad":
+        derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
+        derivative.output_names = ("value",) + derivative.output_names
+        layout = (0, _shift(layout, 1))
+    name, source = emit(derivative, kind=kind, backend="numpy", wrt=names, layout=layout)
+    derivative.name = name
+    function = compile_gradient(source, name, "numpy", info.constants)
+    return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
+                            kind=kind, backend="numpy")
+
+
+def _freeze_shapes(shapes):
+    if not isinstance(shapes, dict):
+        return shapes
+    return tuple(sorted((k, tuple(v) if isinstance(v, (tuple, list)) else v)
+                        for k, v in shapes.items()))
+
+
 def _primal_program(f, stop_gradients, wrt):
     if isinstance(f, GradientFunction):
+        if isinstance(f, ArrayGradientFunction):
+            raise OptionError("derivatives of array gradients are not supported yet")
         if stop_gradients:
             raise OptionError("stop_gradients cannot be applied to a GradientFunction: pass them "
                               "when building the first derivative")
@@ -286,7 +424,7 @@ def _primal_program(f, stop_gradients, wrt):
                               "derivatives with respect to an intermediate use "
                               "symgrad.hessian(f, wrt=...)")
         return f.program
-    from .frontend import to_program
+    from .array_frontend import to_program
     return to_program(f, stop_gradients, nodes=wrt_variables(wrt))
 
 

@@ -20,13 +20,14 @@ def _namespace(backend):
     return {"math": math}
 
 
-def compile_gradient(source, function_name, backend):
+def compile_gradient(source, function_name, backend, constants=None):
     """Compile generated source and return the function it defines.
 
     Args:
         source: the text of one ``def`` (as ``emit`` prints it).
         function_name: the name it defines.
         backend: "math" or "numpy": which module the code may reference.
+        constants: name → value of the constant arrays the code reads by name (or None).
 
     Returns:
         The Python function.
@@ -34,6 +35,7 @@ def compile_gradient(source, function_name, backend):
     filename = f"<symgrad-{next(_counter)} {function_name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = _namespace(backend)
+    namespace.update(constants or {})
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own printed AST
     function = namespace[function_name]
     weakref.finalize(function, linecache.cache.pop, filename, None)

@@ -24,6 +24,7 @@ import sympy
 from sympy.core.parameters import distribute
 
 from .api import GradientFunction, _primal_program, grad, normalize_wrt
+from .array_check import check_arrays
 from .differentiate import _substituted_size, differentiate
 from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
@@ -69,6 +70,8 @@ class GradientCheck:
         raised: notes of the given points where symgrad's gradient raises (such a point is
             skipped: the derivative is not defined there) or ``df`` raises (a difference).
         floats_only: notes of the values compared in floats because they have no 50-digit value.
+        arrays: True for array code (``shapes=``): compared by value in float64 at random sizes,
+            ``points`` holding the sizes of each trial.
     """
 
     verdict: str
@@ -88,6 +91,7 @@ class GradientCheck:
     rtol: float = 1e-9
     raised: list = field(default_factory=list)
     floats_only: list = field(default_factory=list)
+    arrays: bool = False
 
     def __str__(self):
         basis = f", basis {self.basis}" if self.basis else ""
@@ -97,8 +101,10 @@ class GradientCheck:
         if self.verdict == "different":
             shown = [name for name in self.names if name in self.differing]
             for name in shown[:SHOWN_COMPONENTS]:
-                lines.append(f"  {name} differs: symgrad - df = "
-                             f"{_shown(self.differences[self.names.index(name)])}")
+                difference = self.differences[self.names.index(name)]
+                lines.append(f"  {name} differs by value" if self.arrays else
+                             f"  {name} differs: symgrad - df = "
+                             f"{_shown(difference)}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
             if not shown:
@@ -113,8 +119,11 @@ class GradientCheck:
             every = f"all {n} components agree" if n > 1 else "it agrees"
             how = (f"symgrad - df simplifies to 0 in {proved} of {n}" if n > 1 else
                    "SymPy did not simplify symgrad - df to 0")
+            at = "in float64, at random sizes" if self.arrays else f"at {DIGITS} digits"
+            if self.arrays:
+                how = "array code is checked by value"
             lines.append(f"  {every} within rtol at the {self.evaluated} point"
-                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits ({how})")
+                         f"{'s' * (self.evaluated != 1)} evaluated, {at} ({how})")
         else:
             lines.append("  no point could be evaluated: pass points= where the function and "
                          "its gradient are defined")
@@ -132,7 +141,7 @@ class GradientCheck:
         return "\n".join(lines)
 
 
-def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"):
+def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto", shapes=None):
     """Check a hand-derived gradient ``df`` of ``f``.
 
     The verdict is "equal" with basis "symbolic" when every difference symgrad − df simplifies
@@ -156,6 +165,8 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto")
         rtol: relative tolerance (>= 0), on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
         strategy: how symgrad's gradient is built, as for ``grad``.
+        shapes: for array code, as for ``grad``: the check is then numeric, in float64, at
+            ``points`` (an int, default 5) random sizes of every named dimension (2 to 6).
 
     Returns:
         A ``GradientCheck`` report (``str()`` of it is readable: differences are shown only for
@@ -170,6 +181,9 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto")
         The errors of ``grad`` for ``f`` or ``df``.
     """
     with public_entry(), distribute(False):
+        if shapes is not None:  # array code: numeric, at random sizes (array_check.py)
+            return check_arrays(GradientCheck, grad(f, wrt=wrt, shapes=shapes), f, df, shapes,
+                                points, rtol, seed)
         return _check(f, df, wrt, points, rtol, seed, strategy)
 
 

@@ -23,6 +23,7 @@ import warnings
 
 import sympy
 
+from .array_emit import expand_statements, size_lines
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
@@ -70,9 +71,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = _cse_body(entries, printer, names)
     ints = _int_names(body, {p.name for p in program.params})
+    arrays = program.arrays
+    if arrays is not None:  # statements for index adjoints; results are already shaped
+        body = expand_statements(body, names)
     for index in used:
         if values[index] is None:
             body.append(_assign(results[index], ast.Constant(None)))
+        elif arrays is not None:
+            continue
         elif backend == "math" and results[index] in ints:  # x*y, round(x): floats
             body = [_float_result(line, results[index]) for line in body]
         elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
@@ -88,6 +94,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                 prelude.append(_assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
+    if arrays is not None:
+        prelude.extend(size_lines(arrays, body, program.params, function_name))
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]

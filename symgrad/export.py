@@ -76,13 +76,18 @@ def latex(gf):
         A tuple of str, one per derivative (``gf.derivatives`` order).
 
     Raises:
-        OptionError: ``gf`` is not a ``GradientFunction``.
+        OptionError: ``gf`` is not a ``GradientFunction``, or is the gradient of array code (not
+            printed as mathematics yet).
     """
     import sympy
 
+    from .api import ArrayGradientFunction
     from .function import GradientFunction
     if not isinstance(gf, GradientFunction):
         raise OptionError(f"latex needs a GradientFunction, not {gf!r}")
+    if isinstance(gf, ArrayGradientFunction):
+        raise OptionError("latex of the gradient of array code is not supported yet: its "
+                          "generated source is .source")
     return tuple("" if d is None else sympy.latex(d) for d in gf.derivatives)
 
 

@@ -121,6 +121,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
+        if getattr(e, "rule", None) is not None:  # an array node: its row prints it
+            return e.rule.numpy(self, e)
         if isinstance(e, Written):
             return self.written(e)
         if isinstance(e, Branch):

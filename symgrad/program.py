@@ -72,6 +72,8 @@ class Program:
             last top-level binding (an assignment target when ``to_program`` was asked to make it
             a node), or None when it has no single number value (bound only inside a branch, or
             to a tuple). ``wrt`` may name these (``intermediate.py``).
+        arrays: None for a scalar program; else a ``shapes.ArrayInfo`` (the shape of each array
+            symbol, where each size is read, the constant arrays).
     """
 
     name: str
@@ -85,6 +87,7 @@ class Program:
     names: set = field(default_factory=set)
     kwonly: dict = field(default_factory=dict)
     variables: dict = field(default_factory=dict)
+    arrays: object = None
 
     @property
     def param_names(self):

@@ -151,7 +151,6 @@ def test_wrt_errors_after_an_equal_valid_wrt_was_cached(good, bad):
     dict(unconnected=None),
     dict(unconnected="None"),
     dict(backend="torch"),
-    dict(backend=None),
     dict(strategy="forward"),
     dict(strategy=None),
 ])

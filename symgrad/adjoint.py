@@ -1,0 +1,294 @@
+"""Reverse accumulation on array programs: the array strategy of ``differentiate``.
+
+The pass of ``differentiate._reverse``, over values that are arrays: walking the assignments from
+last to first, each target's adjoint (exactly its shape) is pushed to what its expression uses:
+
+- through an elementwise expression, SymPy differentiates the scalar body once
+  (``ū += v̄ · ∂φ/∂u``, elementwise, never a Jacobian matrix), and the contribution is summed back
+  over the axes ``u`` was broadcast along (leading axes, size-1 axes: ``fit``);
+- through an array node, its row's ``vjp`` gives the contribution to each input.
+
+Every adjoint is carried as ``(c, a)``: a scalar factor ``c`` (0-d) times an array ``a``. The pass
+is linear in the adjoints, so scalar factors ride outside and meet the smallest operand:
+``2.0 * (X.T @ r) / n``, never ``X.T @ (2.0 * r / n)`` (a pass over n elements saved).
+"""
+import sympy
+from sympy import S
+
+from .array_ops import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
+                        as_result, broadcast_to, index, merge_index_adjoints, reduce_)
+from .differentiate import _names_back, derivative, reached_symbols
+from .errors import OptionError
+from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
+from .rules import StopGradient
+from .shapes import ONE, is_dim, size
+
+_VIEWS = (TRANSPOSE, RESHAPE, INDEX, EXPAND_DIMS, BROADCAST_TO)
+_UNIFORM = (SUM, TRANSPOSE, RESHAPE, EXPAND_DIMS)
+"""Rows whose input adjoint is the same everywhere when their output's is (a stretched number)."""
+
+
+def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
+    """The derivative Program of an array program, by reverse accumulation.
+
+    Args:
+        program: a ``Program`` with ``arrays`` set (``array_frontend.to_program``).
+        wrt: tuple of names, in result order: parameters, or intermediate variables with an
+            assignment of their own (``program.variables``: the adjoint of that node, what it is
+            computed from held fixed, as ``tf.gradients(loss, node)``).
+        unconnected: "zero" or "none" (as ``differentiate``).
+        cotangents: None for ``grad`` (every output 0-d, seeded with 1); or a tuple of symbols, one
+            cotangent per output, shaped like it (``vjp``): one result per wrt.
+
+    Returns:
+        A ``Program`` whose outputs are the gradients, each wrapped as a result of exactly its
+        parameter's shape (a float for a scalar), named ``d<out>_d<wrt>``.
+
+    Raises:
+        OptionError: an unknown ``unconnected``.
+    """
+    if unconnected not in ("zero", "none"):
+        raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
+    info = program.arrays
+    shapes = info.shapes.copy()
+    by_name = dict(zip(program.param_names, program.params))
+    for name, symbol in getattr(program, "variables", {}).items():  # wrt may name intermediates
+        if symbol is not None:
+            by_name.setdefault(name, symbol)
+    symbols = [by_name[w] for w in wrt]
+    names = set(program.names)
+    assignments = list(program.assignments)
+    fresh = set()
+    if cotangents is None:
+        jobs = [([(out, S.One)], name, [out]) for out, name in
+                zip(program.outputs, program.output_names)]
+    else:
+        jobs = [(list(zip(program.outputs, cotangents)), program.name, list(program.outputs))]
+    outputs, output_names = [], []
+    for seeds, out_name, outs in jobs:
+        reached = set().union(*(reached_symbols(program, o) for o in outs))
+        grads = _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fresh)
+        for w, symbol, g in zip(wrt, symbols, grads):
+            if unconnected == "none" and symbol not in reached:
+                outputs.append(None)
+            else:
+                outputs.append(as_result(g, shapes.of(symbol), copy=_aliases(g, fresh)))
+            output_names.append(f"d{out_name}_d{w}")
+    result = Program(name=program.name, params=program.params, defaults=program.defaults,
+                     assignments=assignments, outputs=tuple(outputs),
+                     output_names=tuple(output_names), origin=program.origin,
+                     static=dict(program.static), names=names)
+    for attribute in ("kwonly", "variables"):
+        if hasattr(program, attribute):
+            setattr(result, attribute, getattr(program, attribute))
+    result.arrays = info.with_shapes(shapes)
+    return result
+
+
+def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fresh):
+    adjoints = {}  # symbol -> [(c, a)]: contributions c * a, a of exactly the symbol's shape
+
+    def add(symbol, c, a):
+        if c != 0 and a != 0 and not is_dim(symbol):
+            adjoints.setdefault(symbol, []).append((c, a))
+
+    def push(expr, c, g, names_back=None, out=None):
+        if expr.is_Symbol:
+            add(expr, c, g)
+            return
+        if expr.is_Atom or isinstance(expr, StopGradient):
+            return
+        rule = getattr(expr, "rule", None)
+        if rule is not None:
+            context = _Context(shapes, expr if out is None else out)
+            uniform = _uniform(g, shapes)
+            for i, arg in enumerate(expr.inputs):
+                if not _active(arg):
+                    continue
+                if uniform is not None and rule in _UNIFORM:  # every element gets the same
+                    push(arg, c, broadcast_to(uniform, shapes.of(arg)))
+                else:
+                    push(arg, c, rule.vjp(expr, g, i, context))
+            return
+        memo = {}
+        for s in active_symbols(expr):
+            if is_dim(s):
+                continue
+            partial = derivative(expr, s, memo)
+            if partial == 0:
+                continue
+            if names_back:
+                partial = partial.xreplace(names_back)
+            pc, pa = _split(partial, shapes)
+            add(s, c * pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
+
+    wanted = {s: None for s in symbols if s not in program.params}
+    for out, seed in seeds:
+        pc, pa = _split(seed, shapes)
+        push(out, pc, pa)
+    for a in reversed(program.assignments):
+        if not isinstance(a, Assignment):
+            continue
+        parts = adjoints.pop(a.target, None)
+        if not parts:
+            continue
+        if a.target in wanted:  # an intermediate in wrt: its adjoint, what it uses held fixed
+            wanted[a.target] = list(parts)
+        c, g = _combine(parts, shapes)
+        if c == 0 or g == 0:
+            continue
+        if not g.is_Atom and not isinstance(g, BROADCAST_TO.node) and not (
+                isinstance(g, SUM.node) and g.params[1]):  # left inline: reshaped or broadcast
+            # the full adjoint is c * g: only a line holding all of it takes its name
+            base = f"d{out_name}_d{a.target.name}" if c == 1 else f"_d{a.target.name}"
+            symbol = real_symbol(fresh_name(base, names))
+            assignments.append(Assignment(symbol, g))
+            shapes.table[symbol] = shapes.of(g)
+            fresh.add(symbol)
+            g = symbol
+        push(a.expr, c, g, _names_back(a), a.target)
+    results = []
+    for s in symbols:
+        parts = wanted.get(s) or adjoints.get(s)
+        if not parts:
+            results.append(S.Zero)
+            continue
+        c, g = _combine(parts, shapes)
+        results.append(c * g)
+    return results
+
+
+class _Context:
+    """What a row's ``vjp`` may ask: shapes, the node's value, summing back to a shape."""
+
+    def __init__(self, shapes, out):
+        self.shapes, self.out = shapes, out
+
+    def shape(self, expr):
+        return self.shapes.of(expr)
+
+    def unbroadcast(self, g, shape):
+        return fit(g, shape, self.shapes)
+
+
+def _uniform(g, shapes):
+    """The 0-d value of a cotangent that is one number stretched to a shape, else None."""
+    if isinstance(g, BROADCAST_TO.node) and not shapes.of(g.inputs[0]):
+        return g.inputs[0]
+    if not g.is_Atom and not shapes.of(g):
+        return None
+    return None
+
+
+def _active(expr):
+    return any(not is_dim(s) for s in active_symbols(expr))
+
+
+def _split(expr, shapes):
+    """``expr`` as (its 0-d factors, the rest); a sum gives its common number (200*a - 200*b is
+    200 and a - b: SymPy distributes numbers over sums, which would cost a pass per term)."""
+    if expr.is_Add:
+        content, rest = expr.primitive()
+        if content != 1 and shapes.of(rest):
+            return content, rest
+    scalar, array = [], []
+    for factor in sympy.Mul.make_args(expr):
+        (array if shapes.of(factor) else scalar).append(factor)
+    return sympy.Mul(*scalar), sympy.Mul(*array)
+
+
+def _times(g, partial, shapes):
+    """``g * partial`` elementwise; a stretched ``g`` is left unstretched where ``partial`` has
+    the full shape anyway (``np.broadcast_to(1.0, (n,)) * e`` is ``e``)."""
+    if partial == 1:
+        return g
+    if isinstance(g, BROADCAST_TO.node) and shapes.of(partial) == g.params[0]:
+        return g.inputs[0] * partial
+    if isinstance(g, INDEX_ADJOINT.node) and shapes.of(partial) == g.params[0]:
+        # a scatter times a full array: scatter the product at the indices (x[0]-sized work)
+        pieces = [h * index(partial, spec) for h, spec in zip(g.inputs, g.params[1])]
+        return INDEX_ADJOINT.make(*pieces, params=g.params)
+    return g * partial
+
+
+def fit(e, target, shapes):
+    """``e`` summed back (or stretched) to exactly ``target``: the axes it has beyond ``target``
+    (leading ones, and those where ``target`` has size 1) are summed, NumPy's broadcast undone."""
+    target = tuple(target)
+    have = shapes.of(e)
+    if have == target:
+        return e
+    if not target and isinstance(e, INDEX_ADJOINT.node):  # the sum of a scatter: of its pieces
+        return sympy.Add(*[reduce_(SUM, h, tuple(range(len(shapes.of(h)))), False,
+                                   len(shapes.of(h))) if shapes.of(h) else h for h in e.inputs])
+    lead = max(len(have) - len(target), 0)
+    shift = len(target) - len(have)  # target axis of e's axis k: k + shift
+    summed = tuple(k for k in range(len(have)) if k < lead or (
+        k + shift >= 0 and target[k + shift] == ONE and have[k] != ONE))
+    if summed and isinstance(e, BROADCAST_TO.node):
+        inner = shapes.of(e.inputs[0])
+        inner = (ONE,) * (len(have) - len(inner)) + tuple(inner)
+        if all(inner[k] == ONE for k in summed):  # the sum of a stretched value: a count
+            return fit(e.inputs[0] * size([have[k] for k in summed]), target, shapes)
+    leading = tuple(k for k in summed if k < lead)
+    if leading:
+        e = reduce_(SUM, e, leading, False, len(have))
+    kept = tuple(k - len(leading) for k in summed if k >= lead)
+    if kept:
+        e = reduce_(SUM, e, kept, True, len(have) - len(leading))
+    if shapes.of(e) != target:
+        e = broadcast_to(e, target)
+    return e
+
+
+def _combine(parts, shapes):
+    """The sum of contributions ``[(c, a)]`` as one ``(c, a)``; index adjoints of one shape share a
+    buffer (``z = np.zeros(shape)``, then one ``+=`` per piece)."""
+    factors = {c for c, _ in parts}
+    if len(factors) == 1:
+        c, scales = parts[0][0], [S.One] * len(parts)
+    else:  # 2/n and -2/n share 1/n; factors that share nothing are applied to their terms
+        common = {ci.as_coeff_Mul()[1] for ci, _ in parts}
+        c = common.pop() if len(common) == 1 else S.One
+        scales = [ci / c for ci, _ in parts]
+    arrays = []
+    for scale, (_, a) in zip(scales, parts):
+        if scale != 1 and isinstance(a, INDEX_ADJOINT.node):
+            a = INDEX_ADJOINT.make(*[scale * g for g in a.inputs], params=a.params)
+        elif scale != 1:
+            a = scale * a
+        arrays.append(a)
+    scattered = [a for a in arrays if isinstance(a, INDEX_ADJOINT.node)]
+    rest = [a for a in arrays if not isinstance(a, INDEX_ADJOINT.node)]
+    by_shape = {}
+    for a in scattered:
+        by_shape.setdefault(a.params[0], []).append(a)
+    merged = [merge_index_adjoints(group) if len(group) > 1 else group[0]
+              for group in by_shape.values()]
+    total = sympy.Add(*merged, *rest)
+    if len(merged) + len(rest) > 1:  # beside a full-shape term, a stretched one needs no stretch
+        plain = sympy.Add(*[_unstretched(t) for t in merged + rest])
+        if shapes.of(plain) == shapes.of(total):
+            total = plain
+    return c, total
+
+
+def _unstretched(term):
+    """``np.broadcast_to(h, S) * k`` as ``h * k`` (only used beside a full-shape term)."""
+    if isinstance(term, BROADCAST_TO.node):
+        return term.inputs[0]
+    if term.is_Mul:
+        return sympy.Mul(*[_unstretched(f) if isinstance(f, BROADCAST_TO.node) else f
+                           for f in term.args])
+    return term
+
+
+def _aliases(g, fresh):
+    """Whether the result ``g`` could be (a view of) an argument, a constant or a primal value:
+    then it is returned as a copy."""
+    coefficient, rest = g.as_coeff_Mul()
+    if coefficient == 1:
+        g = rest
+    while getattr(g, "rule", None) in _VIEWS:
+        g = g.inputs[0]
+    return g.is_Symbol and g not in fresh

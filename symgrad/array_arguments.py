@@ -1,0 +1,124 @@
+"""The arguments of a call of an array row, as the row's ``read`` sees them (``Arguments``)."""
+import sympy
+
+from . import array_ops
+from .shapes import show, size
+
+
+def is_condition(value):
+    """A SymPy boolean that is not a number (SymPy's symbols are booleans too)."""
+    return isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr)
+
+
+class Arguments:
+    """What a row's ``read`` may ask of the call being read (see ``arrays``)."""
+
+    def __init__(self, reader, node, frame):
+        self.reader, self.node, self.frame = reader, node, frame
+
+    def fail(self, what, hint=None):
+        self.reader.fail(self.node, self.frame, what, hint)
+
+    def shape(self, expr):
+        return self.reader.shape_at(expr, self.node, self.frame)
+
+    def bind(self, expr, label):
+        return self.reader.anonymous(expr, label)
+
+    def array(self, value):
+        if isinstance(value, tuple):
+            return self.array_of(value)
+        if isinstance(value, sympy.Expr):
+            return value
+        return self.reader.number(value, self.node, self.frame)
+
+    def scalar(self, value):
+        value = self.array(value)
+        if self.shape(value):
+            self.fail("an array is given where one number is needed", "pass a number")
+        return value
+
+    def condition(self, value):
+        if is_condition(value):
+            return value
+        return sympy.Ne(self.array(value), 0)
+
+    def flag(self, value):
+        if value in (True, False, sympy.true, sympy.false) or value in (0, 1):
+            return bool(value)
+        return self.fail("this must be True or False, known when the gradient is built",
+                         "write the literal True or False")
+
+    def axes(self, value, rank, ordered=True):
+        if value is None:
+            return tuple(range(rank))
+        items = value if isinstance(value, tuple) else (value,)
+        found = []
+        for item in items:
+            if isinstance(item, int) and not isinstance(item, bool):
+                item = sympy.Integer(item)
+            if not isinstance(item, sympy.Integer):
+                self.fail("an axis must be an int known when the gradient is built",
+                          "write the axis as a literal int or a tuple of ints")
+            k = int(item)
+            if not -rank <= k < rank:
+                self.fail(f"axis {k} is out of range for an array of rank {rank}",
+                          "check the axis")
+            found.append(k % rank)
+        if len(set(found)) != len(found):
+            self.fail("an axis is repeated", "name each axis once")
+        return tuple(sorted(found)) if ordered else tuple(found)
+
+    def new_shape(self, value, current):
+        items = value if isinstance(value, tuple) else (value,)
+        dims, unknown = [], None
+        for k, item in enumerate(items):
+            if not isinstance(item, sympy.Expr) or not (item.is_Integer or item.is_integer):
+                self.fail("a shape must be made of ints and array sizes (x.shape[0], len(x))",
+                          "write the shape as a tuple of ints or sizes")
+            if item == -1 and current is not None:
+                if unknown is not None:
+                    self.fail("only one size may be -1", "give the other sizes")
+                unknown = k
+            elif item.is_Integer and item < 1:
+                self.fail(f"the size {item} is not supported", "use sizes of at least 1")
+            dims.append(item)
+        if unknown is not None:
+            dims[unknown] = sympy.simplify(size(current) / size([d for i, d in enumerate(dims)
+                                                                 if i != unknown]))
+        if current is not None and sympy.simplify(size(dims) - size(current)) != 0:
+            labels = self.reader.dims.labels
+            self.fail(f"cannot reshape an array of shape {show(current, labels)} into "
+                      f"{show(dims, labels)}",
+                      "keep the number of elements")
+        return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
+
+    def index_entry(self, value, dim):
+        return self.reader.index_value(value, dim, self.node, self.frame)
+
+    def array_of(self, value):
+        if isinstance(value, sympy.Expr):
+            return value
+        shape, flat = [], []
+
+        def walk(v, depth):
+            if isinstance(v, tuple):
+                if len(shape) <= depth:
+                    shape.append(len(v))
+                elif shape[depth] != len(v):
+                    self.fail("the rows of this array have different lengths",
+                              "give every row the same length")
+                for item in v:
+                    walk(item, depth + 1)
+            else:
+                if len(shape) != depth:
+                    self.fail("the rows of this array have different depths", "nest evenly")
+                item = self.array(v)
+                if self.shape(item):
+                    self.fail("np.array of arrays is not supported here",
+                              "build arrays from numbers (np.array([a, b]))")
+                flat.append(item)
+        walk(value, 0)
+        if not flat:
+            self.fail("an empty array is not supported", "give it elements")
+        return self.bind(array_ops.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")

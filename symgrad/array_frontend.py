@@ -1,0 +1,512 @@
+"""Python source → ``Program``, arrays included: the frontend's reader, widened to NumPy arrays.
+
+``to_program(f, stop_gradients, shapes)`` reads ``f`` with ``frontend``'s reader, extended here for
+what only arrays have: ``@``, attributes and methods of arrays (``.T``, ``.shape``, ``x.sum()``),
+subscripts (ints, slices, ``None``, ``...``, constant index arrays), the calls of the array table
+(``arrays.ARRAY_RULES``, also in TensorFlow and ``jax.numpy`` spellings), constant arrays, and the
+checks of NumPy's rules (broadcasting, the truth value of an array). Each array value has a static
+rank and symbolic sizes (``shapes.Shapes``); an array node is bound to an assignment of its own.
+
+Without ``shapes`` the function is read as scalar code, exactly as ``frontend.to_program`` does;
+the first array construct raises ``NeedsShapes``, and the caller builds at call time instead, once
+per pattern of ranks (and size-1 axes) of the arguments.
+"""
+import ast
+
+import numpy as np
+import sympy
+
+from . import arrays, rules
+from .errors import OptionError
+from .array_arguments import Arguments
+from .array_index import IndexReader
+from .fence import dotted
+from .frontend import _Reader
+from .program import Assignment, fresh_name, real_symbol
+from .source import read_source
+from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
+
+from .resolve import _Py
+
+_ATTRIBUTES = ("T", "shape", "size", "ndim")
+TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
+              "first (np.sum(x) > 0)")
+_POOL = ("n", "d", "k", "m", "p", "q", "r", "s")
+"""Names of call-time sizes, in order of first appearance (unless the code names them)."""
+
+
+class NeedsShapes(Exception):
+    """Internal: the function uses arrays, and no ``shapes=`` says their ranks (build at call)."""
+
+
+def to_program(function, stop_gradients=(), nodes=(), shapes=None):
+    """Read a Python function, scalar or array code, into a ``Program``.
+
+    Args:
+        function: a plain Python function.
+        stop_gradients: names of parameters or intermediate variables to treat as constants.
+        nodes: names of intermediate variables that get an assignment of their own (``wrt`` may
+            name them), as ``frontend.to_program``.
+        shapes: None (scalar code; ``NeedsShapes`` at the first array construct), or a dict
+            parameter name → tuple of dimensions: a name (``"n"``), an int, or None (a call-time
+            size other than 1). Parameters left out are scalars.
+
+    Returns:
+        A ``Program``; its ``arrays`` is None unless the function uses arrays.
+
+    Raises:
+        NeedsShapes: ``shapes`` is None and the function uses arrays.
+        UnsupportedSyntaxError: a construct outside the language, at its file, line and column.
+        SourceUnavailableError: the source of the function or of a helper cannot be read.
+        OptionError: ``shapes`` names a parameter ``function`` does not have, or is malformed.
+    """
+    return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
+
+
+class ArrayReader(IndexReader, _Reader):
+    """``frontend``'s reader, with arrays (see the module docstring)."""
+
+    def __init__(self, stop_names, nodes=frozenset(), shapes=None):
+        super().__init__(stop_names, nodes)
+        self.shape_option = shapes
+        self.dims = Shapes()
+        self.constants = {}  # name -> array
+        self.constant_symbols = {}  # id(array) -> (array, symbol)
+        self.dim_names = {}  # provisional dimension -> the name the code gives it
+        self.provisional = []
+        self.used_arrays = False
+        self.bound_nodes = {}  # array node -> the symbol it is bound to
+
+    # --- the function -----------------------------------------------------------------------
+    def read(self, function):
+        if self.shape_option is not None:
+            self._parameter_shapes(function)
+        program = super().read(function)
+        if self.shape_option is None:
+            return program
+        if not self.used_arrays and not any(self.dims.table.values()):
+            return program
+        return self._finish(program, _first_use(function))
+
+    def _parameter_shapes(self, function):
+        code = function.__code__
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for name, dims in self.shape_option.items():
+            if name not in names:
+                raise OptionError(f"shapes names {name!r}, which is not a parameter of "
+                                  f"`{function.__name__}` {tuple(names)}")
+            if not isinstance(dims, (tuple, list)):
+                raise OptionError(f"shapes[{name!r}] must be a tuple of dimension names or ints, "
+                                  f"not {dims!r}")
+            shape = []
+            for d in dims:
+                if d is None:
+                    symbol = dim_symbol(f"_dim{len(self.provisional)}")
+                    self.provisional.append(symbol)
+                    self.dims.labels[symbol] = sympy.Symbol(f"{name}.shape[{len(shape)}]")
+                    shape.append(symbol)
+                elif isinstance(d, bool) or not isinstance(d, (str, int)) or (
+                        isinstance(d, int) and d < 1) or (isinstance(d, str)
+                                                          and not d.isidentifier()):
+                    raise OptionError(f"shapes[{name!r}] has {d!r}: give sizes as names "
+                                      "(\"n\") or ints >= 1")
+                elif isinstance(d, int):
+                    shape.append(sympy.Integer(d))
+                else:
+                    symbol = dim_symbol(d)
+                    self.dims.named.add(symbol)
+                    self.names.add(d)
+                    shape.append(symbol)
+            self.dims.table[real_symbol(name)] = tuple(shape)
+
+    def _finish(self, program, first_use):
+        dims = self.dims
+        final, taken = {}, set(program.names)
+        preferred_names = {}
+        for d, name in self.dim_names.items():
+            preferred_names.setdefault(dims.dim(d), name)
+        def reading_order(symbol):  # sizes named as the body first reads their parameters
+            name = str(dims.labels[symbol]).split(".")[0]
+            return first_use.get(name, len(first_use)), self.provisional.index(symbol)
+        for symbol in sorted(self.provisional, key=reading_order):
+            value = dims.dim(symbol)
+            if value.is_Symbol and value in self.provisional and value not in final:
+                preferred = preferred_names.get(value)
+                if preferred is None or preferred in self.names:
+                    preferred = next((n for n in _POOL if n not in taken), None) or fresh_name(
+                        "n", taken)
+                taken.add(preferred)
+                final[value] = dim_symbol(preferred)
+        rule = {s: dims.dim(s).xreplace(final) for s in self.provisional}
+        program.names = taken | {s.name for s in final.values()}
+        program.assignments = [_replace(a, rule) for a in program.assignments]
+        program.outputs = tuple(o if o is None else o.xreplace(rule) for o in program.outputs)
+        table = {s: tuple(d.xreplace(rule) for d in dims.resolve(shape))
+                 for s, shape in dims.table.items()}
+        sources = {}
+        for p in sorted(program.params, key=lambda p: first_use.get(p.name, len(first_use))):
+            for axis, d in enumerate(table.get(p, ())):
+                if d.is_Symbol and d not in sources:
+                    sources[d] = (p.name, axis)
+        program.arrays = ArrayInfo(Shapes(table, dims.named), sources, self.constants)
+        return program
+
+    # --- shapes -------------------------------------------------------------------------------
+    @property
+    def array_mode(self):
+        return self.shape_option is not None
+
+    def need_arrays(self):
+        self.used_arrays = True
+        if self.shape_option is None:
+            raise NeedsShapes()
+
+    def shape_at(self, expr, node, frame):
+        try:
+            return self.dims.of(expr)
+        except ShapeError as exc:
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+
+    def is_array(self, value, node, frame):
+        return self.array_mode and isinstance(value, sympy.Basic) and bool(
+            self.shape_at(value, node, frame))
+
+    def anonymous(self, expr, label):
+        """Bind ``expr`` (an array node) to a fresh name of its own (the same node read twice,
+        ``x[:-1]`` in two places, is one name: nodes have no side effects)."""
+        found = self.bound_nodes.get(expr)
+        if found is not None:
+            return found
+        symbol = real_symbol(fresh_name(label, self.names, self.source_names))
+        self.bound_nodes[expr] = symbol
+        self.assignments.append(Assignment(symbol, expr))
+        self.dims.table[symbol] = self.dims.of(expr)
+        return symbol
+
+    def node_value(self, expr, label, node, frame):
+        """A row's value: an array node gets its own assignment; an expression is returned."""
+        self.shape_at(expr, node, frame)
+        if isinstance(expr, arrays.ArrayNode):
+            return self.anonymous(expr, label)
+        return expr
+
+    def shaped(self, expr, shape, node, frame):
+        """``expr`` with exactly ``shape``: SymPy may fold ``x - x + 1`` to ``1``, a scalar."""
+        if self.shape_at(expr, node, frame) == tuple(shape):
+            return expr
+        return self.anonymous(arrays.broadcast_to(expr, shape), "broadcast")
+
+    def select(self, cond, a, b, node, frame):
+        """``a if cond else b``: with arrays, both sides must have one shape (the value's shape
+        would depend on the branch taken, and ``np.where`` would broadcast the smaller one)."""
+        if self.array_mode and isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr):
+            shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)
+            if shape_a != shape_b:
+                self.fail(node, frame, f"the two branches give values of different shapes "
+                          f"{show(shape_a, self.dims.labels)} and "
+                          f"{show(shape_b, self.dims.labels)}", "give both branches the "
+                          "same shape (np.full(x.shape, c) for a constant), or use np.where")
+        return super().select(cond, a, b, node, frame)
+
+    def bind(self, name, value, node, frame, stop=True):
+        before = len(self.assignments)
+        super().bind(name, value, node, frame, stop)
+        if self.array_mode:
+            for a in self.assignments[before:]:
+                if isinstance(a, Assignment):
+                    self.dims.table[a.target] = self.shape_at(a.expr, node, frame)
+            if isinstance(value, sympy.Symbol) and is_dim(value):
+                self.dim_names.setdefault(self.dims.dim(value), name)
+
+    # --- expressions --------------------------------------------------------------------------
+    def value(self, node, frame):
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value, frame)
+            if not isinstance(base, _Py):
+                return self.attribute(base, node, frame)
+            try:
+                return self.python(getattr(base.obj, node.attr), node, frame)
+            except AttributeError:
+                return self.fail(node, frame, f"`{dotted(node)}` does not exist",
+                                 "check the spelling")
+        if isinstance(node, ast.Subscript):
+            base = self.value(node.value, frame)
+            if isinstance(base, tuple):
+                items = base
+                index = self.integer(node.slice, frame)
+                if not -len(items) <= index < len(items):
+                    self.fail(node, frame, f"index {index} is out of range", "check the index")
+                return items[index]
+            return self.subscript(base, node, frame)
+        if isinstance(node, ast.Compare) and self.array_mode:
+            return self.comparison(node, frame)
+        return super().value(node, frame)
+
+    def python(self, obj, node, frame):
+        if isinstance(obj, np.ndarray) and obj.shape != ():
+            return self.constant_array(obj, node, frame)
+        return super().python(obj, node, frame)
+
+    def constant_array(self, obj, node, frame):
+        self.need_arrays()
+        found = self.constant_symbols.get(id(obj))
+        if found is not None and found[0] is obj:
+            return found[1]
+        if obj.dtype.kind not in "biuf":
+            self.fail(node, frame, f"a constant array of dtype {obj.dtype} is not supported",
+                      "use float or int arrays")
+        base = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "constant")
+        symbol = real_symbol(fresh_name(base, self.names))
+        self.constants[symbol.name] = np.array(obj)
+        self.constant_symbols[id(obj)] = (obj, symbol)
+        self.dims.table[symbol] = tuple(sympy.Integer(k) for k in obj.shape)
+        return symbol
+
+    def attribute(self, base, node, frame):
+        """``x.T``, ``x.shape``, ``x.size``, ``x.ndim`` of an array value."""
+        if not isinstance(base, sympy.Expr) or (node.attr not in _ATTRIBUTES and not (
+                self.array_mode and self.dims.of(base))):
+            return self.fail(node, frame, f"attribute `.{node.attr}` of a number is not "
+                             "supported", "use math functions on the value")
+        self.need_arrays()
+        shape = self.shape_at(base, node, frame)
+        if node.attr == "T":
+            perm = tuple(reversed(range(len(shape))))
+            if len(shape) < 2:
+                return base
+            return self.node_value(arrays.transpose(base, perm), "transposed", node, frame)
+        if node.attr == "shape":
+            return tuple(shape)
+        if node.attr == "size":
+            return size(shape)
+        if node.attr == "ndim":
+            return sympy.Integer(len(shape))
+        return self.fail(node, frame, f"attribute `.{node.attr}` of an array is not supported",
+                         "use .T, .shape, .size, .ndim or a method symgrad knows (docs/arrays.md)")
+
+    def comparison(self, node, frame):
+        """A comparison as an elementwise condition (its truth value is checked where used)."""
+        cond = super().condition(node, frame)
+        if len(node.ops) > 1 and self.is_array(cond, node, frame):
+            self.fail(node, frame, "a chained comparison of arrays asks for the truth value of "
+                      "an array", "compare once per condition: np.where((a < x) & (x < b), ...)"
+                      " is not supported either; nest np.where calls")
+        return cond
+
+    def condition(self, node, frame):
+        cond = super().condition(node, frame)
+        if self.is_array(cond, node, frame):
+            self.fail(node, frame, "the truth value of an array is ambiguous (`if`, `while`, "
+                      "`and`, `or`, `not` need one number)", TRUTH_HINT)
+        return cond
+
+    def integer(self, node, frame):
+        value = self.value(node, frame)
+        if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer and \
+                any(is_dim(s) for s in value.free_symbols):
+            return self.fail(node, frame, "this is an array's size, known only when the "
+                             "function is called: a Python loop (or a count) over the elements "
+                             "is not supported", "vectorise: use whole-array operations "
+                             "(np.sum, slices, np.where) instead of a loop")
+        return super().integer(node, frame)
+
+    def binary(self, op, a, b, node, frame):
+        if isinstance(op, ast.MatMult):
+            self.need_arrays()
+            x, y = self.number(a, node, frame), self.number(b, node, frame)
+            if not self.shape_at(x, node, frame) or not self.shape_at(y, node, frame):
+                self.fail(node, frame, "`@` of a scalar is not defined", "use * to scale")
+            return self.node_value(arrays.matmul(x, y), "product", node, frame)
+        if not self.array_mode or not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
+            return super().binary(op, a, b, node, frame)
+        try:
+            shape = self.dims.broadcast(self.shape_at(a, node, frame),
+                                        self.shape_at(b, node, frame))
+        except ShapeError as exc:
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+        result = super().binary(op, a, b, node, frame)
+        return self.shaped(result, shape, node, frame) if shape else result
+
+    def sequence(self, value, node, frame):
+        if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
+            return self.fail(node, frame, "a Python loop over the elements of an array is not "
+                             "supported", "vectorise: use whole-array operations (np.sum, "
+                             "slices, np.where) instead of a loop")
+        return super().sequence(value, node, frame)
+
+    # --- calls --------------------------------------------------------------------------------
+    def call(self, node, frame, *more, **options):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            base = self.value(func.value, frame)
+            if not isinstance(base, _Py):
+                return self.method(base, func.attr, node, frame)
+        if dotted(func) in rules.STOP_GRADIENT_SPELLINGS:
+            return super().call(node, frame, *more, **options)
+        value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        obj = value.obj if isinstance(value, _Py) else None
+        rule = arrays.rule_for_callable(obj) if obj is not None else None
+        scalar_rule = rules.rule_for_callable(obj) if obj is not None else None
+        mapped = False  # a TensorFlow or jax.numpy spelling of a NumPy function
+        if rule is None and scalar_rule is None and obj is not None:
+            meant = arrays.numpy_name(dotted(func))
+            if meant is not None:
+                rule = arrays.rule_for_name(meant)
+                scalar_rule = None if rule else rules.rule_for_callable(_numpy_object(meant))
+                mapped = scalar_rule is not None
+        if rule is not None:
+            self.need_arrays()
+            return self.row_call(rule, node, frame, [], dotted(func))
+        if scalar_rule is not None and (self.array_mode or mapped):
+            return self.elementwise_call(scalar_rule, obj, node, frame, mapped)
+        if obj is len:
+            return self.length(node, frame, more, options)
+        if obj is not None and _is_numpy(obj) and scalar_rule is None:
+            self.need_arrays()
+            name = dotted(func) or getattr(obj, "__name__", "?")
+            return self.fail(node, frame, f"`{name}` is not supported: symgrad has no array rule "
+                             "for it", "use the NumPy functions listed in docs/arrays.md, or "
+                             "compute it with those")
+        return super().call(node, frame, *more, **options)
+
+    def length(self, node, frame, more, options):
+        if len(node.args) == 1 and not node.keywords:
+            value = self.value(node.args[0], frame)
+            if isinstance(value, tuple):
+                return sympy.Integer(len(value))
+            if isinstance(value, sympy.Expr):
+                self.need_arrays()
+                shape = self.shape_at(value, node, frame)
+                if not shape:
+                    self.fail(node, frame, "len() of a scalar", "pass an array")
+                return shape[0]
+        return super().call(node, frame, *more, **options)
+
+    def method(self, base, name, node, frame):
+        if not isinstance(base, sympy.Expr):
+            return self.fail(node, frame, f"the method `.{name}` of this value is not supported",
+                             "call functions on numbers and arrays")
+        rule = arrays.rule_for_method(name)
+        if rule is None and not (self.array_mode and self.dims.of(base)):
+            return self.fail(node, frame, f"the method `.{name}()` of a number is not "
+                             "supported", "use math functions on the value")
+        self.need_arrays()
+        if rule is None:
+            return self.fail(node, frame, f"the array method `.{name}()` is not supported",
+                             "use the NumPy functions listed in docs/arrays.md")
+        return self.row_call(rule, node, frame, [base], f".{name}")
+
+    def row_call(self, rule, node, frame, given, spelling):
+        """A call of an array row: arguments bound to its signature, then its ``read``."""
+        signature = rule.signature
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                kw.arg is None for kw in node.keywords):
+            self.fail(node, frame, f"`*` or `**` arguments to `{spelling}` are not supported",
+                      "pass the arguments one by one")
+        positional = list(given) + [self.argument(a, frame) for a in node.args]
+        bound = {}
+        extra = ()
+        if signature and signature[-1][0].startswith("*"):  # np.einsum(subscripts, *operands)
+            fixed = len(signature) - 1
+            positional = positional[:fixed] + [tuple(positional[fixed:])]
+        if len(positional) > len(signature):
+            if rule is arrays.RESHAPE and len(given) == 1:
+                positional, extra = positional[:2], tuple(positional[2:])
+            else:
+                self.fail(node, frame, f"`{spelling}` takes at most {len(signature) - len(given)}"
+                          " positional arguments here", "check the call")
+        for (name, _), value in zip(signature, positional):
+            bound[name.lstrip("*")] = value
+        if extra:
+            bound["newshape"] = (bound["newshape"],) + extra if not isinstance(
+                bound["newshape"], tuple) else bound["newshape"] + extra
+        known = {name for name, _ in signature}
+        for kw in node.keywords:
+            if kw.arg not in known or kw.arg in bound:
+                self.fail(kw, frame, f"the keyword argument `{kw.arg}` of `{spelling}` is not "
+                          "supported", f"`{spelling}` takes {', '.join(sorted(known))}")
+            bound[kw.arg] = self.argument(kw.value, frame)
+        for name, default in signature:
+            name = name.lstrip("*")
+            if name not in bound:
+                if default is arrays.REQUIRED and rule.name not in ("where", "full", "full_like"):
+                    self.fail(node, frame, f"`{spelling}` is missing its argument `{name}`",
+                              "check the call")
+                bound[name] = default
+        context = Arguments(self, node, frame)
+        try:
+            result = rule.read(context, **bound)
+        except ShapeError as exc:
+            return self.fail(node, frame, f"`{spelling}`: {exc}", "check the shapes")
+        if isinstance(result, sympy.Basic):
+            return self.node_value(result, rule.label, node, frame)
+        return result
+
+    def argument(self, node, frame):
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
+            return node.value  # None, or a string (the subscripts of np.einsum)
+        return self.value(node, frame)
+
+    def elementwise_call(self, rule, obj, node, frame, mapped=False):
+        """A function of ``rules.RULES`` applied to arrays: elementwise, with broadcasting."""
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are not "
+                      "supported", "pass plain positional arguments")
+        args = [self.argument(a, frame) for a in node.args]
+        context = Arguments(self, node, frame)
+        args = [context.array(a) for a in args]
+        shapes = [self.shape_at(a, node, frame) for a in args]
+        if not any(shapes) and not mapped:  # numbers: the scalar reading (folding included)
+            return super().call(node, frame)
+        if any(shapes):
+            self.need_arrays()
+            if not (mapped or _is_numpy(obj) or obj is abs or obj is pow):
+                self.fail(node, frame, f"`{dotted(node.func)}` of an array: it takes one number",
+                          f"use the NumPy spelling (np.{getattr(obj, '__name__', 'f')})")
+        if len(args) not in rule.nargs:
+            self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
+                      "supported", "check the call")
+        try:
+            shape = self.dims.broadcast(*shapes)
+        except ShapeError as exc:
+            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+        try:
+            result = self.defined((rule.build or rule.sympy)(*args), node, frame)
+        except (TypeError, ValueError) as exc:
+            return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
+                             f"({str(exc).rstrip('.')})", "pass real numbers")
+        return self.shaped(result, shape, node, frame) if shape else result
+
+
+def _is_numpy(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return isinstance(obj, np.ufunc) or module == "numpy" or module.startswith("numpy.")
+
+
+def _numpy_object(dotted_name):
+    module, _, attr = dotted_name.rpartition(".")
+    owner = np
+    for part in module.split(".")[1:]:
+        owner = getattr(owner, part, None)
+    return getattr(owner, attr, None)
+
+
+def _first_use(function):
+    """Parameter name → rank of its first read in the body (source order)."""
+    node = read_source(function).node
+    loads = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(
+        n.ctx, ast.Load)), key=lambda n: (n.lineno, n.col_offset))
+    order = {}
+    for n in loads:
+        order.setdefault(n.id, len(order))
+    return order
+
+
+def _replace(step, rule):
+    """An assignment (or another step of the program) with the sizes of ``rule`` put in."""
+    if isinstance(step, Assignment):
+        return Assignment(step.target, step.expr.xreplace(rule))
+    if hasattr(step, "path"):  # a Check: its conditions
+        return type(step)(tuple((c.xreplace(rule), h) for c, h in step.path), step.exception,
+                          step.message)
+    return step

@@ -1,0 +1,109 @@
+"""Subscripts of array values, for the array frontend: ``x[i]``, ``x[1:]``, ``x[::2]``,
+``x[:, None]``, ``x[..., 0]``, ``E[INDEX]`` (a constant int array: a gather, whose adjoint is a
+scatter-add), and the refusal of boolean masks."""
+import ast
+
+import numpy as np
+import sympy
+
+from . import array_ops
+from .array_arguments import is_condition
+
+
+class IndexReader:
+    """The subscript half of ``array_frontend.ArrayReader`` (a mixin)."""
+
+    def subscript(self, base, node, frame):
+        """``x[i]``, ``x[1:]``, ``x[::2]``, ``x[:, None]``, ``x[..., 0]``, ``E[INDEX]``."""
+        if not isinstance(base, sympy.Expr):
+            return self.sequence(base, node, frame)
+        self.need_arrays()
+        shape = self.shape_at(base, node, frame)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        consuming = sum(1 for i in items if not is_new_axis(i, self, frame) and not (
+            isinstance(i, ast.Constant) and i.value is Ellipsis))
+        spec, new_axes, out = [], [], 0
+        for item in items:
+            if isinstance(item, ast.Constant) and item.value is Ellipsis:
+                for _ in range(len(shape) - consuming):
+                    spec.append(("slice", None, None, None))
+                    out += 1
+                continue
+            if is_new_axis(item, self, frame):
+                new_axes.append(out)
+                out += 1
+                continue
+            if len(spec) >= len(shape):
+                self.fail(node, frame, f"too many indices for an array of rank {len(shape)}",
+                          "check the index")
+            entry = self.index_item(item, shape[len(spec)], node, frame)
+            spec.append(entry)
+            out += 0 if entry[0] == "int" else (1 if entry[0] == "slice" else len(entry[2]))
+        if sum(1 for e in spec if e[0] == "array") > 1 or (new_axes and any(
+                e[0] == "array" for e in spec)):
+            self.fail(node, frame, "this mix of index arrays is not supported",
+                      "index with one constant index array, or ints, slices and None")
+        while spec and spec[-1] == ("slice", None, None, None):
+            spec.pop()
+        value = base
+        if spec:
+            value = self.node_value(array_ops.index(base, tuple(spec)), "item", node, frame)
+        if new_axes:
+            value = self.node_value(array_ops.expand_dims(value, tuple(new_axes)), "expanded",
+                                    node, frame)
+        return value
+
+    def index_item(self, item, dim, node, frame):
+        if isinstance(item, ast.Slice):
+            bounds = [None if b is None or (isinstance(b, ast.Constant) and b.value is None)
+                      else self.integer(b, frame) for b in (item.lower, item.upper, item.step)]
+            if bounds[2] == 0:
+                self.fail(item, frame, "a slice step cannot be zero", "use a step of 1 or more")
+            return ("slice", *bounds)
+        return self.index_value(self.value(item, frame), dim, item, frame)
+
+    def index_value(self, value, dim, item, frame):
+        """One index (an int, a constant int array or list) as an entry of an index spec."""
+        if is_condition(value) or (
+                isinstance(value, sympy.Symbol) and value.name in self.constants
+                and self.constants[value.name].dtype.kind == "b"):
+            self.fail(item, frame, "boolean-mask indexing is not supported (the result's size "
+                      "depends on the values)", "use np.where(mask, x, 0.0) to keep the shape")
+        if isinstance(value, sympy.Symbol) and value.name in self.constants:
+            indices = self.constants[value.name]
+            if indices.dtype.kind not in "iu":
+                self.fail(item, frame, "an index array must hold ints", "index with an int array")
+            self._check_range(indices, dim, item, frame)
+            return ("array", value.name, tuple(indices.shape), ())
+        if isinstance(value, tuple) and all(isinstance(v, sympy.Integer) for v in value):
+            indices = np.array([int(v) for v in value])
+            self._check_range(indices, dim, item, frame)
+            return ("array", None, (len(value),), tuple(int(v) for v in value))
+        if isinstance(value, sympy.Integer):
+            if dim.is_Integer and not -int(dim) <= int(value) < int(dim):
+                self.fail(item, frame, f"index {int(value)} is out of range for size {dim}",
+                          "check the index")
+            return ("int", int(value))
+        if isinstance(value, sympy.Expr) and self.dims.of(value):
+            self.fail(item, frame, "indexing with an array computed from the arguments is not "
+                      "supported", "index with ints, slices or a constant int array; for a "
+                      "mask use np.where")
+        if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer:
+            self.fail(item, frame, "an index must be an int known when the gradient is built",
+                      "count from the end with a negative int: x[-1]")
+        return self.fail(item, frame, "an index must be an int, a slice, None or a constant int "
+                         "array", "check the index")
+
+    def _check_range(self, indices, dim, item, frame):
+        if indices.size and dim.is_Integer and not (-int(dim) <= indices.min() and
+                                                    indices.max() < int(dim)):
+            self.fail(item, frame, f"an index in this array is out of range for size {dim}",
+                      "check the index array")
+
+
+def is_new_axis(item, reader, frame):
+    if isinstance(item, ast.Constant) and item.value is None:
+        return True
+    if isinstance(item, ast.Attribute) and item.attr == "newaxis":
+        return True
+    return False

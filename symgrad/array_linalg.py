@@ -1,0 +1,228 @@
+"""Array nodes that join and contract: ``np.concatenate``, ``np.einsum`` and the linear algebra of
+``np.linalg`` (``inv``, ``det``, ``slogdet``), rows like those of ``array_ops``."""
+import ast
+
+import sympy
+
+from .array_nodes import REQUIRED, ArrayRule, _call
+from .array_ops import broadcast_to, expand_dims, index, matmul, transpose
+from .shapes import ONE, ShapeError
+
+# --- joining ---------------------------------------------------------------------------------
+def _concatenate_shape(node, shapes, dims):
+    (axis,) = node.params
+    first = shapes[0]
+    for other in shapes[1:]:
+        if len(other) != len(first):
+            raise ShapeError("np.concatenate of arrays of different ranks")
+        for k, (a, b) in enumerate(zip(first, other)):
+            if k != axis and a != b:
+                if ONE in (a, b):
+                    raise ShapeError(f"np.concatenate: sizes {a} and {b} differ on axis {k}")
+                dims.unify(a, b)
+    return first[:axis] + (sympy.Add(*[s[axis] for s in shapes]),) + first[axis + 1:]
+
+
+def _concatenate_vjp(node, g, i, ctx):
+    """The piece of the cotangent where input ``i`` sits (a slice along the axis)."""
+    (axis,) = node.params
+    sizes = [ctx.shape(x)[axis] for x in node.inputs]
+    start = sympy.Add(*sizes[:i])
+    stop = None if i == len(sizes) - 1 else start + sizes[i]
+    spec = (("slice", None, None, None),) * axis + (("slice", start if i else None, stop, None),)
+    return index(g, spec)
+
+
+def _concatenate_print(printer, node):
+    (axis,) = node.params
+    keywords = [("axis", ast.Constant(axis))] if axis else []
+    return _call(printer, "np.concatenate", [ast.List([printer.node(x) for x in node.inputs],
+                                                      ast.Load())], keywords)
+
+
+def _read_concatenate(ctx, arrays, axis=0):
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.concatenate takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    rank = len(ctx.shape(items[0]))
+    if not rank:
+        ctx.fail("np.concatenate of numbers", "use np.array([a, b])")
+    (k,) = ctx.axes(axis, rank)
+    return CONCATENATE.make(*items, params=(k,))
+
+
+# --- einsum ----------------------------------------------------------------------------------
+def parse_subscripts(subscripts, count):
+    """``"ij,j->i"`` as ([letters per operand], output letters); implicit output (no ``->``) is
+    the letters that appear once, in alphabetical order, as NumPy does.
+
+    Raises:
+        ShapeError: ``...``, a letter repeated in one operand or the output, a count mismatch.
+    """
+    text = subscripts.replace(" ", "")
+    if "." in text:
+        raise ShapeError("np.einsum with `...` is not supported: name every axis")
+    inputs, _, output = text.partition("->")
+    operands = inputs.split(",")
+    if len(operands) != count or not all(o.isalpha() or o == "" for o in operands):
+        raise ShapeError(f"np.einsum subscripts {subscripts!r} for {count} operand(s)")
+    if "->" not in text:
+        letters = "".join(operands)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    for part in operands + [output]:
+        if len(set(part)) != len(part):
+            raise ShapeError(f"np.einsum with a letter repeated in {part!r} (a diagonal) is not "
+                             "supported")
+    if not set(output) <= set("".join(operands)):
+        raise ShapeError(f"np.einsum output {output!r} names an axis no operand has")
+    return operands, output
+
+
+def _einsum_shape(node, shapes, dims):
+    (subscripts,) = node.params
+    operands, output = parse_subscripts(subscripts, len(shapes))
+    size_of = {}
+    for letters, shape in zip(operands, shapes):
+        if len(letters) != len(shape):
+            raise ShapeError(f"np.einsum subscripts {letters!r} for an array of rank {len(shape)}")
+        for letter, d in zip(letters, shape):
+            if letter in size_of and size_of[letter] != d:
+                if ONE in (d, size_of[letter]):
+                    raise ShapeError(f"np.einsum: axis {letter!r} has sizes {size_of[letter]} and "
+                                     f"{d}")
+                d = dims.unify(size_of[letter], d)
+            size_of[letter] = d
+    return tuple(size_of[letter] for letter in output)
+
+
+def einsum(subscripts, *operands):
+    return EINSUM.make(*operands, params=(subscripts,))
+
+
+def _einsum_vjp(node, g, i, ctx):
+    """The cotangent contracted with the other operands to operand ``i``'s axes; an axis only
+    operand ``i`` has (summed away) gets the same value all along it."""
+    (subscripts,) = node.params
+    operands, output = parse_subscripts(subscripts, len(node.inputs))
+    mine = operands[i]
+    others = [(letters, x) for k, (letters, x) in enumerate(zip(operands, node.inputs)) if k != i]
+    reached = set(output) | {c for letters, _ in others for c in letters}
+    kept = "".join(c for c in mine if c in reached)
+    spec = ",".join([output] + [letters for letters, _ in others]) + "->" + kept
+    value = einsum(spec, g, *[x for _, x in others])
+    if kept != mine:
+        value = expand_dims(value, tuple(k for k, c in enumerate(mine) if c not in reached))
+        value = broadcast_to(value, ctx.shape(node.inputs[i]))
+    return value
+
+
+def _einsum_print(printer, node):
+    (subscripts,) = node.params
+    return _call(printer, "np.einsum", [ast.Constant(subscripts)] + [printer.node(x)
+                                                                     for x in node.inputs])
+
+
+def _read_einsum(ctx, subscripts, operands=()):
+    if not isinstance(subscripts, str):
+        ctx.fail("np.einsum needs its subscripts as a string literal", "write \"ij,j->i\"")
+    items = [ctx.array(x) for x in operands]
+    parse_subscripts(subscripts, len(items))
+    return einsum(subscripts.replace(" ", ""), *items)
+
+
+# --- linear algebra ----------------------------------------------------------------------------
+def _square(shapes, dims, what):
+    (shape,) = shapes
+    if len(shape) != 2:
+        raise ShapeError(f"{what} of an array of rank {len(shape)} (a matrix is needed)")
+    if shape[0] != shape[1]:
+        dims.unify(shape[0], shape[1])
+    return shape
+
+
+def _inv_vjp(node, g, i, ctx):
+    """d inv(A) = -inv(A) dA inv(A): the adjoint of A is -inv(A).T @ g @ inv(A).T."""
+    inverse_t = transpose(ctx.out, (1, 0))
+    return -matmul(matmul(inverse_t, g), inverse_t)
+
+
+def _logdet_vjp(node, g, i, ctx):
+    """d log|det A| = tr(inv(A) dA): the adjoint of A is g * inv(A).T."""
+    return g * transpose(INV.make(node.inputs[0]), (1, 0))
+
+
+def _det_vjp(node, g, i, ctx):
+    return g * ctx.out * transpose(INV.make(node.inputs[0]), (1, 0))
+
+
+def _linalg_print(spelling, item=None):
+    def numpy(printer, node):
+        call = _call(printer, spelling, [printer.node(node.inputs[0])])
+        return call if item is None else ast.Subscript(call, ast.Constant(item), ast.Load())
+    return numpy
+
+
+def _read_slogdet(ctx, a):
+    x = ctx.array(a)
+    return (ctx.bind(SLOGDET_SIGN.make(x), "sign"), ctx.bind(LOGABSDET.make(x), "logdet"))
+
+
+# --- running sums ------------------------------------------------------------------------------
+def _cumsum_shape(node, shapes, _):
+    return shapes[0]
+
+
+def _cumsum_vjp(node, g, i, ctx):
+    """The adjoint of a running sum is the running sum from the other end."""
+    (axis,) = node.params
+    reverse = (("slice", None, None, None),) * axis + (("slice", None, None, -1),)
+    return index(CUMSUM.make(index(g, reverse), params=(axis,)), reverse)
+
+
+def _cumsum_print(printer, node):
+    (axis,) = node.params
+    return _call(printer, "np.cumsum", [printer.node(node.inputs[0])], [("axis", ast.Constant(
+        axis))])
+
+
+def _read_cumsum(ctx, a, axis=None):
+    x = ctx.array(a)
+    rank = len(ctx.shape(x))
+    if axis is None and rank != 1:
+        ctx.fail("np.cumsum without an axis flattens the array first", "pass axis=")
+    if not rank:
+        ctx.fail("np.cumsum of a number", "pass an array")
+    (k,) = ctx.axes(0 if axis is None else axis, rank)
+    return CUMSUM.make(x, params=(k,))
+
+
+# --- the rows -------------------------------------------------------------------------------------
+CONCATENATE = ArrayRule("concatenate", ("numpy.concatenate",), (),
+                        (("arrays", REQUIRED), ("axis", 0)), read=_read_concatenate,
+                        shape=_concatenate_shape, vjp=_concatenate_vjp,
+                        numpy=_concatenate_print, label="joined")
+EINSUM = ArrayRule("einsum", ("numpy.einsum",), (), (("subscripts", REQUIRED),
+                                                    ("*operands", REQUIRED)),
+                   read=_read_einsum, shape=_einsum_shape, vjp=_einsum_vjp, numpy=_einsum_print,
+                   label="contracted")
+INV = ArrayRule("inv", ("numpy.linalg.inv",), (), (("a", REQUIRED),),
+                read=lambda ctx, a: INV.make(ctx.array(a)),
+                shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.inv"),
+                vjp=_inv_vjp, numpy=_linalg_print("np.linalg.inv"), label="inverse")
+LOGABSDET = ArrayRule("logabsdet", (), (), (),
+                      shape=lambda node, shapes, dims: _square(shapes, dims, "slogdet")[:0],
+                      vjp=_logdet_vjp, numpy=_linalg_print("np.linalg.slogdet", 1),
+                      label="logdet")
+SLOGDET_SIGN = ArrayRule("slogdet_sign", (), (), (),
+                         shape=lambda node, shapes, dims: _square(shapes, dims, "slogdet")[:0],
+                         vjp=lambda node, g, i, ctx: sympy.S.Zero,
+                         numpy=_linalg_print("np.linalg.slogdet", 0), label="sign")
+SLOGDET = ArrayRule("slogdet", ("numpy.linalg.slogdet",), (), (("a", REQUIRED),),
+                    read=_read_slogdet)
+DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
+                read=lambda ctx, a: DET.make(ctx.array(a)),
+                shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
+                vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+CUMSUM = ArrayRule("cumsum", ("numpy.cumsum",), ("cumsum",), (("a", REQUIRED), ("axis", None)),
+                   read=_read_cumsum, shape=_cumsum_shape, vjp=_cumsum_vjp,
+                   numpy=_cumsum_print, label="running")

@@ -1,0 +1,281 @@
+"""The array table: every NumPy function symgrad reads on arrays, one row each (beside RULES).
+
+Elementwise work stays SymPy: ``np.exp(x - m)`` is ``exp(x - m)`` with array symbols read element by
+element (``rules.RULES`` applies, SymPy differentiates the scalar body once, and broadcasting is
+resolved when the gradient is built). Everything else (reductions, contractions, layout, indexing)
+is an *array node*: an opaque SymPy function whose last argument is a ``Static`` holding its
+build-time parameters (axes, keepdims, an index), each bound to an assignment of its own.
+
+How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` giving:
+
+- ``python``: the dotted names of the callables it stands for (``"numpy.cumsum"``); ``methods``:
+  the ``ndarray`` method names (``"cumsum"``); TensorFlow / ``jax.numpy`` spellings of the same
+  function go in ``SPELLINGS`` below;
+- ``signature``: the call's parameters, ``(name, default)`` pairs (``REQUIRED`` for none);
+- ``read(ctx, **arguments)``: the value of the call, either an elementwise SymPy expression (then
+  that is the whole row: ``np.clip`` is ``Min(Max(x, lo), hi)``) or an array node
+  (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
+  (``array_arguments.Arguments``) checks the arguments: ``ctx.array(v)``, ``ctx.axes(v, rank)``,
+  ``ctx.flag(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``, ``ctx.fail(message, hint)``;
+- for a row with a node of its own (its functions go in ``array_ops``): ``shape(node,
+  input_shapes, shapes)`` → the output shape (``node.params`` is the tuple given to ``make``);
+  ``vjp(node, g, i, ctx)`` → the contribution of the output cotangent ``g`` to input ``i``, exactly
+  that input's shape, built from the constructors of ``array_ops`` and SymPy (``ctx.out`` is the
+  node's value, ``ctx.shape(e)`` any shape, ``ctx.unbroadcast(e, shape)`` sums back); and
+  ``numpy(printer, node)`` → the ``ast`` of its NumPy spelling (``printer.node(e)`` prints an input,
+  ``array_nodes.dims_ast`` a shape).
+
+``tests/test_arrays.py`` checks the rows against finite differences.
+"""
+import importlib
+
+import sympy
+
+from .array_nodes import REQUIRED, ArrayNode, ArrayRule
+from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
+                           SLOGDET_SIGN)
+from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, EYE, INDEX,
+                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
+                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
+                        transpose)
+
+__all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
+           "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
+           "rule_for_name", "transpose"]
+from .shapes import ONE, size
+
+# --- reads of the rows without a node of their own ------------------------------------------------
+def _read_mean(ctx, a, axis=None, keepdims=False):
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    axes = ctx.axes(axis, len(shape))
+    total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
+    return total / size([shape[k] for k in axes])
+
+
+def _read_squeeze(ctx, a, axis=None):
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    axes = tuple(k for k, d in enumerate(shape) if d == ONE) if axis is None else ctx.axes(
+        axis, len(shape))
+    for k in axes:
+        if shape[k] != ONE:
+            ctx.fail(f"squeeze of axis {k}, whose size {shape[k]} is not 1",
+                     "squeeze only axes of size 1")
+    target = tuple(d for k, d in enumerate(shape) if k not in axes)
+    return x if target == shape else reshape(x, target)
+
+
+def _read_take(ctx, a, indices=REQUIRED, axis=None):
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    if axis is None and len(shape) != 1:
+        ctx.fail("np.take without an axis flattens the array first", "pass axis=")
+    k = 0 if axis is None else ctx.axes(axis, len(shape))[0]
+    entry = ctx.index_entry(indices, shape[k])
+    return index(x, (("slice", None, None, None),) * k + (entry,))
+
+
+def _read_full(value):
+    def read(ctx, shape, fill_value=REQUIRED, dtype=None):
+        fill = value if fill_value is REQUIRED else ctx.scalar(fill_value)
+        return broadcast_to(fill, ctx.new_shape(shape, None))
+    return read
+
+
+def _read_like(value):
+    def read(ctx, a, fill_value=REQUIRED, dtype=None):
+        fill = value if fill_value is REQUIRED else ctx.scalar(fill_value)
+        return broadcast_to(fill, ctx.shape(ctx.array(a)))
+    return read
+
+
+# --- elementwise spellings ------------------------------------------------------------------
+def _read_where(ctx, condition, x=REQUIRED, y=REQUIRED):
+    if x is REQUIRED or y is REQUIRED:
+        ctx.fail("np.where with one argument gives indices", "pass np.where(condition, a, b)")
+    cond = ctx.condition(condition)
+    a, b = ctx.array(x), ctx.array(y)
+    return sympy.Piecewise((a, cond), (b, True))
+
+
+def _read_clip(ctx, a, a_min=REQUIRED, a_max=REQUIRED):
+    x = ctx.array(a)
+    low, high = ctx.array(a_min), ctx.array(a_max)
+    return sympy.Min(sympy.Max(x, low), high)
+
+
+def _read_round(ctx, a, decimals=0):
+    from .rules import Round
+    if decimals not in (0, sympy.Integer(0)):
+        ctx.fail("np.round with decimals is not supported", "scale, round and scale back")
+    return Round(ctx.array(a))
+
+
+def _read_stack(ctx, arrays, axis=0):
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.stack takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    (k,) = ctx.axes(axis, len(ctx.shape(items[0])) + 1)
+    shapes = {ctx.shape(x) for x in items}
+    if len(shapes) > 1:
+        ctx.fail("np.stack of arrays of different shapes", "stack arrays of one shape")
+    return CONCATENATE.make(*[ctx.bind(expand_dims(x, (k,)), "expanded") for x in items],
+                            params=(k,))
+
+
+def _read_logaddexp(ctx, x1, x2):
+    """log(e^a + e^b), shifted by the larger so that it never overflows; the shift is a constant
+    to differentiation (its terms cancel), so it is stopped."""
+    from .rules import StopGradient
+    a, b = ctx.array(x1), ctx.array(x2)
+    m = StopGradient(sympy.Max(a, b))
+    return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
+
+
+def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
+    v = ctx.array(x)
+    if ord is not None or axis is not None or keepdims is not False or len(ctx.shape(v)) != 1:
+        ctx.fail("np.linalg.norm is supported for a vector, without ord, axis or keepdims",
+                 "write np.sqrt(np.sum(x * x, axis=...)) for other cases")
+    return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, (0,), False, 1), "total"))
+
+
+def _read_outer(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    if len(ctx.shape(x)) != 1 or len(ctx.shape(y)) != 1:
+        ctx.fail("np.outer of arrays that are not vectors", "pass two vectors (or ravel them)")
+    return ctx.bind(expand_dims(x, (1,)), "expanded") * y
+
+
+def _read_inner(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    rx, ry = len(ctx.shape(x)), len(ctx.shape(y))
+    if not rx or not ry:
+        return x * y
+    if rx > 2 or ry > 2:
+        ctx.fail("np.inner of arrays of rank above 2 is not supported", "use np.einsum")
+    return matmul(x, y if ry == 1 else ctx.bind(transpose(y, (1, 0)), "transposed"))
+
+
+def _binary(make):
+    def read(ctx, x1, x2):
+        return make(ctx.array(x1), ctx.array(x2))
+    return read
+
+
+# --- the table ----------------------------------------------------------------------------------
+MEAN = ArrayRule("mean", ("numpy.mean",), ("mean",), _AXIS, read=_read_mean)
+SQUEEZE = ArrayRule("squeeze", ("numpy.squeeze",), ("squeeze",), (("a", REQUIRED),
+                                                                  ("axis", None)),
+                    read=_read_squeeze)
+TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices", REQUIRED),
+                                                    ("axis", None)), read=_read_take)
+
+ARRAY_RULES = (
+    SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
+    INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
+    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM, EYE,
+    ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
+              read=_read_full(sympy.Float(0.0))),
+    ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
+              read=_read_full(sympy.Float(1.0))),
+    ArrayRule("full", ("numpy.full",), (), (("shape", REQUIRED), ("fill_value", REQUIRED),
+                                            ("dtype", None)), read=_read_full(None)),
+    ArrayRule("zeros_like", ("numpy.zeros_like",), (), (("a", REQUIRED), ("dtype", None)),
+              read=_read_like(sympy.Float(0.0))),
+    ArrayRule("ones_like", ("numpy.ones_like",), (), (("a", REQUIRED), ("dtype", None)),
+              read=_read_like(sympy.Float(1.0))),
+    ArrayRule("full_like", ("numpy.full_like",), (), (("a", REQUIRED), ("fill_value", REQUIRED),
+                                                      ("dtype", None)), read=_read_like(None)),
+    ArrayRule("where", ("numpy.where",), (), (("condition", REQUIRED), ("x", REQUIRED),
+                                              ("y", REQUIRED)), read=_read_where),
+    ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
+                                                   ("a_max", REQUIRED)), read=_read_clip),
+    ArrayRule("outer", ("numpy.outer",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_outer),
+    ArrayRule("inner", ("numpy.inner",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_inner),
+    ArrayRule("logaddexp", ("numpy.logaddexp",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_read_logaddexp),
+    ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),
+                                                   ("keepdims", False)), read=_read_norm),
+    ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
+              read=_read_stack),
+    ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_binary(lambda a, b: a + b)),
+    ArrayRule("subtract", ("numpy.subtract",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_binary(lambda a, b: a - b)),
+    ArrayRule("multiply", ("numpy.multiply",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_binary(lambda a, b: a * b)),
+    ArrayRule("divide", ("numpy.divide", "numpy.true_divide"), (),
+              (("x1", REQUIRED), ("x2", REQUIRED)), read=_binary(lambda a, b: a / b)),
+    ArrayRule("round", ("numpy.round", "numpy.around", "numpy.rint"), ("round",),
+              (("a", REQUIRED), ("decimals", 0)), read=_read_round),
+    ArrayRule("negative", ("numpy.negative",), (), (("x", REQUIRED),),
+              read=lambda ctx, x: -ctx.array(x)),
+)
+
+SPELLINGS = {
+    "tf.reduce_sum": "numpy.sum", "tf.reduce_max": "numpy.max", "tf.reduce_min": "numpy.min",
+    "tf.reduce_mean": "numpy.mean", "tf.reduce_prod": "numpy.prod", "tf.matmul": "numpy.matmul",
+    "tf.transpose": "numpy.transpose", "tf.reshape": "numpy.reshape", "tf.square": "numpy.square",
+    "tf.multiply": "numpy.multiply", "tf.add": "numpy.add", "tf.subtract": "numpy.subtract",
+    "tf.divide": "numpy.divide", "tf.pow": "numpy.power", "tf.exp": "numpy.exp",
+    "tf.log": "numpy.log", "tf.math.log": "numpy.log", "tf.tanh": "numpy.tanh",
+    "tf.sqrt": "numpy.sqrt", "tf.abs": "numpy.abs", "tf.maximum": "numpy.maximum",
+    "tf.minimum": "numpy.minimum", "tf.where": "numpy.where", "tf.expand_dims": "numpy.expand_dims",
+    "tf.squeeze": "numpy.squeeze", "tf.zeros_like": "numpy.zeros_like",
+    "tf.ones_like": "numpy.ones_like", "tf.clip_by_value": "numpy.clip",
+}
+"""TensorFlow spellings read as the NumPy function they mean; ``jnp.<f>`` and ``jax.numpy.<f>``
+are read as ``numpy.<f>`` without a row here."""
+
+
+def numpy_name(dotted):
+    """The ``numpy.<f>`` name a TensorFlow or ``jax.numpy`` spelling means, or None."""
+    if dotted is None:
+        return None
+    if dotted in SPELLINGS:
+        return SPELLINGS[dotted]
+    for prefix in ("jnp.", "jax.numpy."):
+        if dotted.startswith(prefix):
+            return "numpy." + dotted[len(prefix):]
+    return None
+
+
+def _index_rules():
+    import importlib
+    by_object, by_name, methods = {}, {}, {}
+    for rule in ARRAY_RULES:
+        for dotted in rule.python:
+            by_name[dotted] = rule
+            module, _, attr = dotted.rpartition(".")
+            try:
+                obj = getattr(importlib.import_module(module), attr, None)
+            except ImportError:
+                obj = None
+            if obj is not None:
+                by_object[id(obj)] = (obj, rule)
+        for method in rule.methods:
+            methods[method] = rule
+    return by_object, by_name, methods
+
+
+_BY_OBJECT, _BY_NAME, _METHODS = _index_rules()
+
+
+def rule_for_callable(obj):
+    """The array row whose Python spelling is the object ``obj``, or None."""
+    found = _BY_OBJECT.get(id(obj))
+    return found[1] if found is not None and found[0] is obj else None
+
+
+def rule_for_name(dotted):
+    """The array row of a ``numpy.<f>`` name, or None."""
+    return _BY_NAME.get(dotted)
+
+
+def rule_for_method(name):
+    """The array row of the ``ndarray`` method ``name`` (``sum``, ``reshape``), or None."""
+    return _METHODS.get(name)

@@ -1,0 +1,61 @@
+"""Random array programs from the supported operations, each gradient against central differences
+along a random direction (float64), at two sizes from one build."""
+import pathlib
+import tempfile
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import symgrad
+from source_modules import load_module
+
+DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_props_"))
+
+LEAVES = ["X", "X * v", "X + v", "v - X", "X * X[::-1]", "X[:, ::-1] * 0.5"]
+UNARY = [
+    "np.sin({})", "np.tanh({})", "np.exp(0.3 * {})", "({}) ** 2", "np.sqrt(1.0 + ({}) ** 2)",
+    "np.where({0} > 0.1, {0}, 0.5 * {0})", "{0} - np.mean({0}, axis=1, keepdims=True)",
+    "{0} * np.sum({0}, axis=0) / 3.0", "(({0}) @ v)[:, None] * X", "np.max({0}, axis=1, "
+    "keepdims=True) - {0}", "np.log(1.0 + ({}) ** 2)", "({}).T.T", "np.clip({}, -0.8, 0.8)",
+    "np.abs({}) + X", "np.einsum('ij,j->i', {}, v)[:, None] * X",
+    "np.concatenate([{0}, X], axis=1)[:, ::2]", "np.concatenate([({0})[1:], ({0})[:1]])",
+    "np.einsum('ij,ik->jk', {}, X)[:1] + X", "np.reshape({}, (-1,))[::-1].reshape(X.shape)",
+    "({}).sum(axis=1, keepdims=True) * v",
+]
+BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)",
+          "np.maximum({}, {})"]
+OUTPUTS = ["np.sum({})", "np.mean(({}) ** 2)", "np.sum(({}) @ v)", "np.sum(np.sum({}, axis=1) * "
+           "np.arange(1.0, X.shape[0] + 1.0))", "np.max(np.sum({}, axis=1))"]
+
+matrices = st.recursive(
+    st.sampled_from(LEAVES),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(UNARY), inner).map(lambda t: t[0].format(t[1])),
+        st.tuples(st.sampled_from(BINARY), inner, inner).map(lambda t: t[0].format(t[1], t[2]))),
+    max_leaves=4)
+programs = st.tuples(st.sampled_from(OUTPUTS), matrices).map(lambda t: t[0].format(t[1]))
+
+
+def directional(f, gf, X, v, rng, h=1e-6):
+    gX, gv = gf(X, v)
+    assert gX.shape == X.shape and gv.shape == v.shape
+    dX, dv = rng.standard_normal(X.shape), rng.standard_normal(v.shape)
+    numeric = (f(X + h * dX, v + h * dv) - f(X - h * dX, v - h * dv)) / (2 * h)
+    exact = float(np.sum(gX * dX) + np.sum(gv * dv))
+    return abs(exact - numeric) / max(1.0, abs(exact))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs, st.integers(0, 2 ** 32 - 1))
+def test_random_array_programs_against_central_differences(body, seed):
+    module = load_module(DIRECTORY, f"import numpy as np\n\n\ndef f(X, v):\n    return {body}\n",
+                         "array_prop")
+    gf = symgrad.grad(module.f, wrt=("X", "v"))
+    rng = np.random.default_rng(seed)
+    for n in (3, 5):
+        X, v = rng.uniform(-1.0, 1.0, (n, 4)), rng.uniform(-1.0, 1.0, 4)
+        with np.errstate(all="ignore"):
+            error = directional(module.f, gf, X, v, rng)
+        assert error < 1e-5, (body, gf.source)
+    assert len(gf.specialisations.by_pattern) == 1
