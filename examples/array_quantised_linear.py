@@ -33,6 +33,11 @@ def plain_loss(w, X, y):
     return np.mean(r ** 2)
 
 
+def naive_loss(w, X, y):
+    r = X @ (np.round(w * S) / S) - y
+    return np.mean(r ** 2)
+
+
 def by_hand(w, X, y):
     """2 X^T (X q - y) / n at q = round(w S) / S, see the module docstring."""
     q = np.round(w * S) / S
@@ -61,6 +66,11 @@ def main():
             f"at w = {w}: the unquantised gradient at q = {q} is {g_plain(q, X, y)}, got {got}")
     print("ok: d loss / d w = 2 X^T (X q - y) / n at q = round(w S) / S, the unquantised layer's "
           "gradient at the quantised weights")
+
+    naive = symgrad.grad(naive_loss, wrt="w", shapes=shapes)(np.array([0.3, 0.1, -0.6]), X, y)
+    assert np.array_equal(naive, np.zeros(3)), f"round has derivative 0, got {naive}"
+    print(f"ok: without stop_gradient the gradient through round is {naive.tolist()}: "
+          "nothing would learn")
 
     w = np.zeros(3)
     for step in range(STEPS + 1):
