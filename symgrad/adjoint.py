@@ -139,7 +139,9 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
             continue
         if not g.is_Atom and not isinstance(g, BROADCAST_TO.node) and not (
                 isinstance(g, SUM.node) and g.params[1]):  # left inline: reshaped or broadcast
-            symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
+            # the full adjoint is c * g: only a line holding all of it takes its name
+            base = f"d{out_name}_d{a.target.name}" if c == 1 else f"_d{a.target.name}"
+            symbol = real_symbol(fresh_name(base, names))
             assignments.append(Assignment(symbol, g))
             shapes.table[symbol] = shapes.of(g)
             fresh.add(symbol)

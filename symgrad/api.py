@@ -103,7 +103,7 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
         ``wrt`` order.
 
     Raises:
-        UnsupportedSyntaxError: ``f`` uses a construct outside SPEC section 4 (file, line, column).
+        UnsupportedSyntaxError: ``f`` uses a construct not in docs/language.md (file, line, column).
         SourceUnavailableError: the source of ``f`` or of a helper it calls cannot be read.
         OptionError: an unknown ``wrt`` name (the message lists the parameters and the
             intermediates), a variable bound only inside a branch or to a tuple, an index out of

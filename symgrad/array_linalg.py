@@ -167,6 +167,35 @@ def _read_slogdet(ctx, a):
     return (ctx.bind(SLOGDET_SIGN.make(x), "sign"), ctx.bind(LOGABSDET.make(x), "logdet"))
 
 
+# --- running sums ------------------------------------------------------------------------------
+def _cumsum_shape(node, shapes, _):
+    return shapes[0]
+
+
+def _cumsum_vjp(node, g, i, ctx):
+    """The adjoint of a running sum is the running sum from the other end."""
+    (axis,) = node.params
+    reverse = (("slice", None, None, None),) * axis + (("slice", None, None, -1),)
+    return index(CUMSUM.make(index(g, reverse), params=(axis,)), reverse)
+
+
+def _cumsum_print(printer, node):
+    (axis,) = node.params
+    return _call(printer, "np.cumsum", [printer.node(node.inputs[0])], [("axis", ast.Constant(
+        axis))])
+
+
+def _read_cumsum(ctx, a, axis=None):
+    x = ctx.array(a)
+    rank = len(ctx.shape(x))
+    if axis is None and rank != 1:
+        ctx.fail("np.cumsum without an axis flattens the array first", "pass axis=")
+    if not rank:
+        ctx.fail("np.cumsum of a number", "pass an array")
+    (k,) = ctx.axes(0 if axis is None else axis, rank)
+    return CUMSUM.make(x, params=(k,))
+
+
 # --- the rows -------------------------------------------------------------------------------------
 CONCATENATE = ArrayRule("concatenate", ("numpy.concatenate",), (),
                         (("arrays", REQUIRED), ("axis", 0)), read=_read_concatenate,
@@ -194,3 +223,6 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+CUMSUM = ArrayRule("cumsum", ("numpy.cumsum",), ("cumsum",), (("a", REQUIRED), ("axis", None)),
+                   read=_read_cumsum, shape=_cumsum_shape, vjp=_cumsum_vjp,
+                   numpy=_cumsum_print, label="running")

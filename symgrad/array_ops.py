@@ -426,6 +426,20 @@ def _read_arange(ctx, start, stop=None, step=None, dtype=None):
     return ARANGE.make(params=tuple(values))
 
 
+def _read_eye(ctx, N, M=None, k=0, dtype=None):
+    rows = ctx.new_shape(N, None)[0]
+    columns = rows if M is None else ctx.new_shape(M, None)[0]
+    if k not in (0, sympy.Integer(0)):
+        ctx.fail("np.eye with an offset k is not supported", "build it from np.eye(n) and slices")
+    return EYE.make(params=(rows, columns))
+
+
+def _eye_print(printer, node):
+    rows, columns = node.params
+    args = [int_ast(rows)] + ([] if columns == rows else [int_ast(columns)])
+    return _call(printer, "np.eye", args)
+
+
 def _result_shape(node, shapes, _):
     return node.params[0]
 
@@ -509,6 +523,10 @@ ARANGE = ArrayRule("arange", ("numpy.arange",), (), (("start", REQUIRED), ("stop
                                                     ("step", None), ("dtype", None)),
                    read=_read_arange, shape=_arange_shape, vjp=None, numpy=_arange_print,
                    label="steps")
+EYE = ArrayRule("eye", ("numpy.eye", "numpy.identity"), (), (("N", REQUIRED), ("M", None),
+                                                             ("k", 0), ("dtype", None)),
+                read=_read_eye, shape=lambda node, shapes, dims: tuple(node.params),
+                numpy=_eye_print, label="identity")
 WHERE = ArrayRule("where_adjoint", (), (), (), shape=_where_shape, numpy=_where_print,
                   label="chosen")
 RESULT = ArrayRule("result", (), (), (), shape=_result_shape, numpy=_result_print)

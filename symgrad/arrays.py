@@ -32,10 +32,12 @@ import importlib
 import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
-from .array_linalg import CONCATENATE, DET, EINSUM, INV, LOGABSDET, SLOGDET, SLOGDET_SIGN
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT,
-                        MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE, WHERE,
-                        broadcast_to, expand_dims, index, matmul, reduce_, reshape, transpose)
+from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
+                           SLOGDET_SIGN)
+from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, EYE, INDEX,
+                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
+                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
+                        transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
@@ -110,6 +112,52 @@ def _read_round(ctx, a, decimals=0):
     return Round(ctx.array(a))
 
 
+def _read_stack(ctx, arrays, axis=0):
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.stack takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    (k,) = ctx.axes(axis, len(ctx.shape(items[0])) + 1)
+    shapes = {ctx.shape(x) for x in items}
+    if len(shapes) > 1:
+        ctx.fail("np.stack of arrays of different shapes", "stack arrays of one shape")
+    return CONCATENATE.make(*[ctx.bind(expand_dims(x, (k,)), "expanded") for x in items],
+                            params=(k,))
+
+
+def _read_logaddexp(ctx, x1, x2):
+    """log(e^a + e^b), shifted by the larger so that it never overflows; the shift is a constant
+    to differentiation (its terms cancel), so it is stopped."""
+    from .rules import StopGradient
+    a, b = ctx.array(x1), ctx.array(x2)
+    m = StopGradient(sympy.Max(a, b))
+    return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
+
+
+def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
+    v = ctx.array(x)
+    if ord is not None or axis is not None or keepdims is not False or len(ctx.shape(v)) != 1:
+        ctx.fail("np.linalg.norm is supported for a vector, without ord, axis or keepdims",
+                 "write np.sqrt(np.sum(x * x, axis=...)) for other cases")
+    return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, (0,), False, 1), "total"))
+
+
+def _read_outer(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    if len(ctx.shape(x)) != 1 or len(ctx.shape(y)) != 1:
+        ctx.fail("np.outer of arrays that are not vectors", "pass two vectors (or ravel them)")
+    return ctx.bind(expand_dims(x, (1,)), "expanded") * y
+
+
+def _read_inner(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    rx, ry = len(ctx.shape(x)), len(ctx.shape(y))
+    if not rx or not ry:
+        return x * y
+    if rx > 2 or ry > 2:
+        ctx.fail("np.inner of arrays of rank above 2 is not supported", "use np.einsum")
+    return matmul(x, y if ry == 1 else ctx.bind(transpose(y, (1, 0)), "transposed"))
+
+
 def _binary(make):
     def read(ctx, x1, x2):
         return make(ctx.array(x1), ctx.array(x2))
@@ -127,7 +175,7 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
-    LOGABSDET, SLOGDET_SIGN, EINSUM,
+    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM, EYE,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
@@ -144,6 +192,16 @@ ARRAY_RULES = (
                                               ("y", REQUIRED)), read=_read_where),
     ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
                                                    ("a_max", REQUIRED)), read=_read_clip),
+    ArrayRule("outer", ("numpy.outer",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_outer),
+    ArrayRule("inner", ("numpy.inner",), (), (("a", REQUIRED), ("b", REQUIRED)),
+              read=_read_inner),
+    ArrayRule("logaddexp", ("numpy.logaddexp",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_read_logaddexp),
+    ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),
+                                                   ("keepdims", False)), read=_read_norm),
+    ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
+              read=_read_stack),
     ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
               read=_binary(lambda a, b: a + b)),
     ArrayRule("subtract", ("numpy.subtract",), (), (("x1", REQUIRED), ("x2", REQUIRED)),

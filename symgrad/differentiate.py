@@ -20,7 +20,7 @@ from sympy import S
 from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
-                      substituted_outputs)
+                      substituted_outputs, tree_size)
 from .rules import ZERO, Undefined, Value, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -227,18 +227,60 @@ def _substituted_size(program):
     return max((size(out) for out in program.outputs), default=0)
 
 
+_KINKS = (sympy.Max, sympy.Min)
+"""Functions whose derivative is a tie convention: their coefficients are worth testing for 0."""
+
+
+def _vanishes(expr):
+    """True when ``expr`` is identically 0 as a rational function of its sub-expressions
+    (``1 - (e_a + e_b)/(e_a + e_b)``); an exact test, False when in doubt."""
+    return expr == 0 or sympy.together(expr) == 0
+
+
+def _expanded(expr, values):
+    """``expr`` with the values of its symbols substituted until none is left; once it grows past
+    ``SYMBOLIC_MAX_NODES`` tree nodes, a fresh symbol instead (undecided: it never vanishes)."""
+    while expr.free_symbols & values.keys():
+        expr = expr.xreplace(values)
+        if tree_size(expr, SYMBOLIC_MAX_NODES + 1) > SYMBOLIC_MAX_NODES:
+            return sympy.Dummy("undecided")
+    return expr
+
+
+def _hold_kinks(expr):
+    """``expr`` with every ``max``/``min`` whose coefficient is identically 0 held constant, and
+    the map back from the placeholders. By the chain rule, d expr = (d expr with M held) + c dM,
+    so where c = ∂expr/∂M vanishes (the shift of a log-sum-exp, ``m + log(sum(exp(x_i - m)))``)
+    the tie bookkeeping of dM is not needed: every tie convention gives the same result."""
+    held = {}
+    kinks = []
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, _KINKS) and node not in kinks:
+            kinks.append(node)
+    for kink in kinks:
+        placeholder = sympy.Dummy("kink", real=True)
+        candidate = expr.xreplace({kink: placeholder})
+        if candidate != expr and _vanishes(derivative(candidate, placeholder)):
+            expr, held[placeholder] = candidate, kink
+    return expr, held
+
+
+_BRANCHY = (sympy.Piecewise, sympy.Max, sympy.Min)
+
+
 def _branch_in_condition(program):
-    """Whether substituting the assignments would put a ``Piecewise`` inside a condition or an
-    argument of ``max``/``min``/``abs``/a variable power (whose derivatives are conditions). SymPy
-    rewrites such a condition through ``simplify`` (seconds, for a few lines of code), so ``auto``
-    uses ``reverse`` there, whose conditions compare names."""
+    """Whether substituting the assignments would put a ``Piecewise``, ``max`` or ``min`` inside a
+    condition or an argument of ``max``/``min``/``abs``/a variable power (whose derivatives are
+    conditions). The derivative's conditions then nest branches in branches, which SymPy builds
+    slowly (seconds for a few lines of code), so ``auto`` uses ``reverse`` there, whose conditions
+    compare names."""
     branchy = set()  # targets whose substituted value holds a Piecewise
 
     def nested(expr):
         stack = [(expr, False)]
         while stack:
             node, in_condition = stack.pop()
-            if in_condition and (isinstance(node, sympy.Piecewise) or node in branchy):
+            if in_condition and (isinstance(node, _BRANCHY) or node in branchy):
                 return True
             if isinstance(node, sympy.Piecewise):
                 for value, condition in node.args:
@@ -253,7 +295,7 @@ def _branch_in_condition(program):
     for a in program.bindings:
         if nested(a.expr):
             return True
-        if a.expr.has(sympy.Piecewise) or not branchy.isdisjoint(a.expr.free_symbols):
+        if a.expr.has(*_BRANCHY) or not branchy.isdisjoint(a.expr.free_symbols):
             branchy.add(a.target)
     return any(out is not None and nested(out) for out in program.outputs)
 
@@ -277,7 +319,9 @@ def _symbolic(program, full_output, symbols):
             record(out)
     names_back = {**operands, **names_back}
     memo = {}
-    return [derivative(full_output, s, memo).xreplace(names_back) for s in symbols]
+    full_output, held = _hold_kinks(full_output)
+    return [derivative(full_output, s, memo).xreplace(held).xreplace(names_back)
+            for s in symbols]
 
 
 def _reverse(program, out, out_name, symbols, names, assignments):
@@ -294,14 +338,15 @@ def _reverse(program, out, out_name, symbols, names, assignments):
                     partial = partial.xreplace(names_back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
+    values = {a.target: a.expr for a in program.bindings}  # for _vanishes
     push(out, S.One)
     for a in reversed(program.bindings):
         parts = adjoints.pop(a.target, None)
         if not parts:
             continue
         total = sympy.Add(*parts)
-        if total == 0:
-            continue
+        if total == 0 or isinstance(a.expr, _KINKS) and _vanishes(_expanded(total, values)):
+            continue  # a max/min whose adjoint is identically 0: no tie bookkeeping (_hold_kinks)
         # an intermediate in wrt (its expression holds a perturbation of ``symbols``): its adjoint
         # is a result, named d<out>_d<wrt> by emit, so it gets no line of its own here
         perturbed_here = a.expr in wanted or (
@@ -309,6 +354,7 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
+            values[symbol] = total
             total = symbol
         push(a.expr, total, _names_back(a))
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]

@@ -16,6 +16,7 @@ The one place that knows backends (``math``, ``numpy``) and names temporaries. S
 """
 import ast
 import io
+import math
 import os
 import tokenize
 import warnings
@@ -27,7 +28,7 @@ from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name
 from .printer import Printer, dotted_name
-from .rules import StopGradient, rule_for_class
+from .rules import StopGradient, Value, rule_for_class
 
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
 """Backend name → the one import its generated code needs."""
@@ -65,7 +66,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     for index in used:
         out = program.outputs[index]
         results[index] = fresh_name(program.output_names[index], names)
-        value = out if out is None else _lower(out, backend)
+        value = out if out is None else _factored(_lower(out, backend))
         values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
@@ -226,7 +227,8 @@ def _break_points(body):
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
-_INT_IF_ARGS = frozenset({"abs", "max", "min", "sum"})  # return an int for int arguments
+_INT_IF_ARGS = frozenset({"abs", "sum"})  # return an int for int arguments
+_INT_IF_ANY = frozenset({"max", "min"})  # return one of the arguments: an int if any may be
 
 
 def _int_names(body, ints):
@@ -259,6 +261,8 @@ def _may_be_int(node, ints):
         name = dotted(node.func)
         if name in _INT_CALLS:
             return True
+        if name in _INT_IF_ANY:
+            return any(_may_be_int(a, ints) for a in node.args)
         if name in _INT_IF_ARGS:
             args = node.args[0].elts if name == "sum" and isinstance(node.args[0], ast.Tuple) \
                 else node.args
@@ -350,6 +354,29 @@ def _live(program):
     return kept[::-1]
 
 
+def _factored(expr):
+    """A result with the power-of-two content of each sum taken out again: SymPy distributes
+    ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
+    shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
+    (up to overflow, in a derivative only: conditions and primal assignments are left alone)."""
+    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(_factored(e), c) for e, c in expr.args])
+    args = [_factored(a) for a in expr.args]
+    expr = expr.func(*args) if args != list(expr.args) else expr
+    if expr.is_Add:
+        coefficients = [abs(t.as_coeff_Mul()[0]) for t in expr.args]
+        content = coefficients[0]
+        if content != 1 and all(c == content for c in coefficients) and content.is_Number and (
+                math.frexp(float(content))[0] == 0.5):
+            inner = sympy.Add(*[t / content for t in expr.args])
+            if inner.could_extract_minus_sign():  # one sign for a - b and b - a: shared by cse
+                content, inner = -content, -inner
+            return sympy.Mul(content, inner, evaluate=False)
+    return expr
+
+
 def _lower(expr, backend):
     """Replace functions the backend cannot print by their ``rules`` lowering."""
     def walk(node):
@@ -389,8 +416,27 @@ def _entries(program, backend, names, results):
             if stop:
                 entries.append(_Entry(symbol, hide(node.args[0]), stop=True, temporary=True))
             else:
-                entries.append(_Entry(symbol, node, guarded=True, temporary=True))
+                entries.append(_Entry(symbol, hoist(node), guarded=True, temporary=True))
         return symbol
+
+    def hoist(piecewise):
+        """The first condition of a Piecewise is evaluated on every call: the function calls in it
+        (the ``max`` of a tie test) get lines of their own, shared by every line using them."""
+        calls, stack = [], [piecewise.args[0].cond]
+        while stack:
+            node = stack.pop()
+            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value)):
+                calls.append(node)
+            elif not node.is_Atom:
+                stack.extend(reversed(node.args))
+        named = {}
+        for call in calls:
+            symbol = opaque.get(call)
+            if symbol is None:
+                symbol = opaque[call] = sympy.Dummy("_p", real=True)
+                entries.append(_Entry(symbol, hide(call), temporary=True))
+            named[call] = symbol
+        return piecewise.xreplace(named) if named else piecewise
 
     def hide(node):
         if isinstance(node, sympy.Piecewise):
@@ -409,7 +455,7 @@ def _entries(program, backend, names, results):
         if isinstance(expr, Check):
             entries.append(_Entry(None, sympy.true, guarded=True, check=expr))
         elif isinstance(expr, sympy.Piecewise):
-            entries.append(_Entry(target, expr, guarded=True))
+            entries.append(_Entry(target, hoist(expr), guarded=True))
         elif isinstance(expr, StopGradient):
             entries.append(_Entry(target, hide(expr.args[0]), stop=True))
         else:
@@ -426,7 +472,8 @@ def _cse_body(entries, printer, names):
     kept = []
     for temp, sub in temps:
         sub = sub.xreplace(trivial)
-        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol:
+        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
+                or sub.is_number:  # a constant is printed as its value, which Python folds
             trivial[temp] = sub
         elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
             trivial[temp] = -temp

@@ -518,7 +518,15 @@ class _Reader(Resolver, Guards):
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
-            parts = [self.condition(v, frame) for v in node.values]
+            parts, stop = [], sympy.false if isinstance(node.op, ast.And) else sympy.true
+            for k, v in enumerate(node.values):
+                self.depth += k > 0  # an operand after the first may not run
+                try:
+                    parts.append(self.condition(v, frame))
+                finally:
+                    self.depth -= k > 0
+                if parts[-1] is stop:  # `True or ...`: the rest never runs
+                    break
             return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
         value = self.value(node, frame)
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):

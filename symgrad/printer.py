@@ -6,12 +6,13 @@ name as ``x * x``, ``x**(1/2)`` as ``sqrt(x)``, negative powers as divisions, ``
 function through the backend column of its ``rules`` row.
 """
 import ast
+import math
 
 import sympy
 from sympy import S
 
 from .errors import OptionError, SymgradError
-from .rules import Literal, StopGradient, Undefined, Value, rule_for_class
+from .rules import Branch, Literal, StopGradient, Undefined, Value, rule_for_class
 
 
 def dotted_name(dotted):
@@ -55,6 +56,12 @@ class Printer:
         return ast.Constant(value)
 
     def node(self, e):
+        tree = self._node(e)
+        if self.backend == "math" and not e.is_Atom and e.is_number:
+            return _folded(tree)  # math.sqrt(math.pi) as its value: no call on every run
+        return tree
+
+    def _node(self, e):
         if e is None:
             return ast.Constant(None)
         if e.is_Symbol:
@@ -65,7 +72,7 @@ class Printer:
             return self.number(float(e))
         if isinstance(e, Literal):
             return self.number(e.value)
-        if e.is_Rational and e.q & (e.q - 1) == 0 and abs(e.p) < 2 ** 53:  # 1/2: exactly 0.5
+        if _exact_float(e):  # 1/2: exactly 0.5
             return self.number(e.p / e.q)
         if e.is_Rational:
             fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
@@ -112,6 +119,11 @@ class Printer:
             return self.node(e.args[0])
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             return e.rule.numpy(self, e)
+        if isinstance(e, Branch):
+            cond, a, b = e.args
+            if self.backend == "numpy":
+                return self.call("np.where", [cond, _as_float(a), _as_float(b)])
+            return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
         if isinstance(e, sympy.Mod):
@@ -147,7 +159,9 @@ class Printer:
             return node
         return self.call(printed, e.args)
 
-    def add(self, e):
+    def add(self, e, negate=False):
+        """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same
+        terms in the same order, so the same float value (IEEE sums are sign-symmetric)."""
         terms = e.as_ordered_terms()
         terms = [t for t in terms if not t.could_extract_minus_sign()] + [
             t for t in terms if t.could_extract_minus_sign()]
@@ -155,31 +169,50 @@ class Printer:
         terms = [t for t in terms if not isinstance(t, Literal)] + [
             t for t in terms if isinstance(t, Literal)]
         if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
-            return ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
+            node = ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
                 [self.node(t) for t in terms], ast.Load())], [])
+            return ast.UnaryOp(ast.USub(), node) if negate else node
         node = None
         for term in terms:
-            negative = term.could_extract_minus_sign()
-            part = self.node(-term if negative else term)
-            if node is None:
-                node = ast.UnaryOp(ast.USub(), part) if negative else part
+            signed = -term if negate else term
+            negative = signed.could_extract_minus_sign()
+            if node is None:  # `-0.5 * x` keeps its sign in the literal
+                node = self.node(signed)
             else:
-                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(), part)
+                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(),
+                                 self.node(-signed if negative else signed))
         return node
 
     def mul(self, e):
-        if e.could_extract_minus_sign():
-            return ast.UnaryOp(ast.USub(), self.node(-e))
         coeff, rest = e.as_coeff_Mul()  # Mul(1.0, x) gives (1.0, x): as_coeff_mul keeps the 1.0
+        # a negative number coefficient stays in the literal: `-0.5 * x` (CPython folds the sign
+        # into the constant) is one operation fewer than `-(0.5 * x)`, with the same float value;
+        # so does `-(0.5 * x + y)`, printed `-0.5 * x - y`
+        if coeff == -1 and rest.is_Add:
+            return self.add(rest, negate=True)
+        if coeff == -1:  # -(0.3 * x) with an inexact literal 0.3: `-0.3 * x`
+            ordered = rest.as_ordered_factors()
+            if isinstance(ordered[0], Literal) and ordered[0].value > 0:
+                return self.quotient([self.number(-ordered[0].value)], ordered[1:])
+        literal = coeff.is_Float or coeff.is_Integer or _exact_float(coeff)  # 1/2 as 0.5 * x
+        if e.could_extract_minus_sign() and not (
+                literal and coeff < 0 and float(coeff) != -1.0):
+            return ast.UnaryOp(ast.USub(), self.node(-e))
         factors = sympy.Mul.make_args(rest)
         numerator, denominator = [], []
-        if coeff.is_Rational and not coeff.is_Integer:
+        if coeff.is_Rational and not literal:
             if coeff.p != 1:
                 numerator.append(self.node(sympy.Integer(coeff.p)))
             denominator.append(self.node(sympy.Integer(coeff.q)))
         elif coeff != 1 and float(coeff) != 1.0:  # 1.0 * x is x for floats
             numerator.append(self.node(coeff))
-        for factor in sympy.Mul(*factors).as_ordered_factors():
+        return self.quotient(numerator, sympy.Mul(*factors).as_ordered_factors(), denominator)
+
+    def quotient(self, numerator, factors, denominator=()):
+        """``n1 * n2 * f1 * ... / (d1 * ...)``: printed numerators, then SymPy factors (those with
+        a negative power go below the line)."""
+        numerator, denominator = list(numerator), list(denominator)
+        for factor in factors:
             if factor.is_Pow and factor.exp.is_Number and factor.exp < 0:
                 denominator.append(self.node(sympy.Pow(factor.base, -factor.exp)))
             else:
@@ -219,6 +252,25 @@ class Printer:
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node
+
+
+def _exact_float(number):
+    """A rational that a float holds exactly (a power-of-two denominator: 1/2, 3/4)."""
+    return number.is_Rational and number.q & (number.q - 1) == 0 and abs(number.p) < 2 ** 53
+
+
+def _folded(tree):
+    """An expression of constants only (``1.0 / math.sqrt(math.pi)``) as the float literal it
+    evaluates to, computed here by the same ``math`` calls the generated code would make, so the
+    value is the same to the bit; the tree itself when it does not evaluate to a finite float."""
+    expression = ast.fix_missing_locations(ast.Expression(tree))
+    try:
+        value = eval(compile(expression, "<symgrad constant>", "eval"), {"math": math})
+    except (ArithmeticError, ValueError):
+        return tree
+    if type(value) is not float or not math.isfinite(value):
+        return tree
+    return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
 
 
 def _as_float(value):

@@ -81,7 +81,7 @@ class StopGradient(Function):
 
 
 class Round(Function):
-    """Python's ``round(x)``: round half to even, derivative 0 (SPEC section 6)."""
+    """Python's ``round(x)``: round half to even, derivative 0 (docs/conventions.md)."""
 
     nargs = 1
 
@@ -169,6 +169,8 @@ class Value(Function):
 
     @classmethod
     def eval(cls, arg):
+        if arg.has(Piecewise):  # a branch inside a condition: SymPy would simplify it (slow)
+            return cls(_branches(arg))
         if arg.is_Number or isinstance(arg, (Value, Undefined)) or isinstance(arg, sympy.logic.boolalg.Boolean) \
                 and not isinstance(arg, sympy.Expr):
             return arg
@@ -190,6 +192,41 @@ class Value(Function):
 
     def _sympystr(self, printer):
         return printer._print(self.args[0])
+
+
+class Branch(Function):
+    """``a if cond else b`` inside a comparison operand (``Value``): a ``Piecewise`` there would make
+    SymPy rewrite the condition through ``simplify``, seconds for a few lines. Printed as a
+    conditional expression (``np.where`` for numpy), so the branch not taken is not evaluated."""
+
+    nargs = 3
+
+    @classmethod
+    def eval(cls, cond, a, b):
+        if cond is S.true:
+            return a
+        if cond is S.false:
+            return b
+        return None
+
+    def _eval_is_real(self):  # symgrad's values are real (an argument of max/min must say so)
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+
+def _branches(expr):
+    """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
+    default, as every ``Piecewise`` the frontend builds)."""
+    if expr.is_Atom:
+        return expr
+    if isinstance(expr, Piecewise):
+        node = _branches(expr.args[-1].expr)
+        for pair in reversed(expr.args[:-1]):
+            node = Branch(_branches(pair.cond), _branches(pair.expr), node)
+        return node
+    return expr.func(*[_branches(a) for a in expr.args])
 
 
 def _numeric(function, arg, prec):
@@ -456,7 +493,7 @@ RULES = (
          domain="unit"),
     Rule(("math.erf",), sympy.erf, math="math.erf"),
     Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
-    # --- derivative 0 (SPEC section 6) -------------------------------------------------------
+    # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
     Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
          derivative=ZERO),

@@ -83,7 +83,8 @@ class Shapes:
         if a == b:
             return a
         for this, other in ((a, b), (b, a)):  # a call-time size takes any; a named one an int
-            if this.is_Symbol and (this not in self.named or other.is_Integer):
+            if this.is_Symbol and this not in other.free_symbols and (
+                    this not in self.named or other.is_Integer):
                 self.subst[this] = other
                 self._memo.clear()
                 return other

@@ -63,6 +63,7 @@ class Specialisations:
         built = self.build(shapes, program)
         self.by_pattern[pattern] = built
         self.latest = built
+        self.__name__, self.__doc__ = built.func.__name__, built.func.__doc__  # as the build's
         return built
 
     def __call__(self, *args, **kwargs):

@@ -18,7 +18,10 @@ UNARY = [
     "np.where({0} > 0.1, {0}, 0.5 * {0})", "{0} - np.mean({0}, axis=1, keepdims=True)",
     "{0} * np.sum({0}, axis=0) / 3.0", "(({0}) @ v)[:, None] * X", "np.max({0}, axis=1, "
     "keepdims=True) - {0}", "np.log(1.0 + ({}) ** 2)", "({}).T.T", "np.clip({}, -0.8, 0.8)",
-    "np.abs({}) + X",
+    "np.abs({}) + X", "np.einsum('ij,j->i', {}, v)[:, None] * X",
+    "np.concatenate([{0}, X], axis=1)[:, ::2]", "np.concatenate([({0})[1:], ({0})[:1]])",
+    "np.einsum('ij,ik->jk', {}, X)[:1] + X", "np.reshape({}, (-1,))[::-1].reshape(X.shape)",
+    "({}).sum(axis=1, keepdims=True) * v",
 ]
 BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)",
           "np.maximum({}, {})"]

@@ -148,7 +148,9 @@ def r_gather(X):
 def r_concatenate(X, v):
     joined = np.concatenate([np.sin(v), X[0] * v, v[1:]])
     wide = np.concatenate((X, np.exp(X), X[:, :1] * 2.0), axis=1)
-    return np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
+    stacked = np.stack([v, np.sin(v), v * v]) * np.stack((X[0], X[1]), axis=1)[:, :1].sum()
+    return (np.sum(joined ** 2) + np.sum(wide * np.tanh(wide)) + np.sum(np.concatenate([X, X]))
+            + np.sum(stacked ** 2))
 
 
 def r_linalg(A):
@@ -161,6 +163,16 @@ def r_einsum(X, W, v):
             + np.einsum("ij->", X * X) + np.sum(np.einsum("ij,ij->i", X, X) * 0.5)
             + np.sum(np.einsum("ij,jk", X, W) * 2.0) + np.sum(np.einsum("ij->ji", X) ** 3)
             + np.sum(np.einsum("ij,k->k", X, v) ** 2))
+
+
+def r_running(X, v):
+    return (np.sum(np.cumsum(v) ** 2) + np.sum(np.sin(np.cumsum(X, axis=1))) + np.sum(
+        X.cumsum(axis=0) * X) + np.sum(np.logaddexp(X, v * 3.0)) + np.linalg.norm(v) * 2.0)
+
+
+def r_outer_inner_eye(X, v):
+    return (np.sum(np.outer(v, np.sin(v)) * X[:1]) + np.inner(v, v) + np.sum(np.inner(X, X))
+            + np.sum(np.eye(len(v)) * np.outer(v, v)) + np.sum(np.eye(X.shape[0], 4) * X))
 
 
 def r_dims(X):
@@ -250,6 +262,8 @@ ROWS_CASES = [
     (r_concatenate, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_linalg, lambda n: (3.0 * np.eye(n) + mat(n, n),), ("A",)),
     (r_einsum, lambda n: (mat(n), mat(4, 2), vec(4)), ("X", "W", "v")),
+    (r_running, lambda n: (mat(n), vec(4)), ("X", "v")),
+    (r_outer_inner_eye, lambda n: (mat(n), vec(4)), ("X", "v")),
     (r_constructors, lambda n: (vec(n),), ("x",)),
     (r_where, lambda n: (vec(n) + 0.05,), ("x",)),
     (r_maximum_clip, lambda n: (vec(n), vec(n)), ("x", "y")),
@@ -559,7 +573,7 @@ def loop_over_rows(x):
 
 
 def unknown_function(x):
-    return np.sum(np.cumsum(x))
+    return np.sum(np.sort(x))
 
 
 def math_of_array(x):
@@ -588,7 +602,7 @@ REJECTED = [
     (mask_index, 1, "boolean-mask", "np.where"),
     (loop_over_size, 2, "array's size", "vectorise"),
     (loop_over_rows, 2, "loop over the elements", "vectorise"),
-    (unknown_function, 1, "`np.cumsum`", None),
+    (unknown_function, 1, "`np.sort`", None),
     (math_of_array, 2, "`max` of an array", None),
     (chained, 1, "chained comparison", "np.where"),
 ]

@@ -189,6 +189,7 @@ def test_constants_fold_to_what_python_computes(tmp_path, body, slope):
     "return z * 1.0 * z",
     "return round(z) * 1.0 + z * z",
     "return max(z * 1.0, 2 * z) * z",
+    "return min(-0.5, z) + 0.0 * z",  # min returns the int argument
 ])
 def test_float_result_for_int_arguments(tmp_path, body):
     f = _module(tmp_path, f"def f(z):\n    {body}\n").f
@@ -291,3 +292,77 @@ def test_zero_to_a_variable_power(tmp_path, strategy):
     assert g(1.574312660853856) == 0.0  # 0**x is 0 for every x > 0
     with pytest.raises(ZeroDivisionError):  # as 0 ** -1.0 in the primal
         g(-1.0)
+
+
+INLINE_BRANCH_IN_CONDITION = """def f(y):
+    return min(y, -1.677 if y > abs(math.atan2(abs(y + 1.5) - 2.08, 1.0))
+               else -0.3 * (abs(y + 1.5) - 2.08))
+"""
+NESTED_BRANCHES = """def f(x, y):
+    if x > 0.3:
+        t = x if y > 0.1 else -x
+        u = t + 1 if t > y else t - 1
+        if u > 0.5 * t:
+            return max(u, t, y) + abs(u - t)
+        return min(u, y)
+    return y
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branch_inside_a_condition_of_one_line(tmp_path, strategy):
+    g = symgrad.grad(_module(tmp_path, INLINE_BRANCH_IN_CONDITION).f, strategy=strategy)
+    assert g(0.3) == 0.0 and g(-3.0) == 1.0
+    assert g(0.2) == pytest.approx(-0.3, rel=1e-15)
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branches_nested_inside_conditions(tmp_path, strategy, backend):
+    g = symgrad.grad(_module(tmp_path, NESTED_BRANCHES).f, strategy=strategy, backend=backend)
+    assert tuple(map(float, g(0.5, 0.2))) == (1.0, 0.0)  # u = x + 1 wins: 2u - t = x + 2
+    assert tuple(map(float, g(0.5, 0.05))) == (-1.0, 0.0)  # t = -x, u = t - 1 = min(u, y)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("test", ["True or math.atanh(1.0)", "True or True or 0 <= math.log10(0.0)",
+                                  "False and math.log(0.0) > 1"])
+def test_operands_after_a_decided_short_circuit_never_run(tmp_path, test, strategy):
+    f = _module(tmp_path, f"def f(x, y):\n    return x * y if {test} else y\n").f
+    expected = (2.0, 3.0) if eval(test, {"math": math}) else (0.0, 1.0)  # noqa: S307 - oracle
+    assert symgrad.grad(f, strategy=strategy)(3.0, 2.0) == expected
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_value_and_grad_of_min_keeps_a_float_value(tmp_path, strategy):
+    f = _module(tmp_path, "def f(y, u):\n    return min(-0.5, u)\n").f
+    value, grad = symgrad.value_and_grad(f, strategy=strategy)(-1, -1)
+    assert type(value) is float and value == -1.0 and grad == (0.0, 1.0)
+
+
+BRANCH_IN_MIN = """def f(x, y):
+    if y:
+        a = y / math.log2(abs(y) + 0.25)
+    else:
+        a = math.exp(y - 1) * 5
+    if y >= 3 or math.acosh(1.0 + min(1.5 + y, 1 - x - a, x, y + 1, 0.001, a, 1.5) ** 2) >= 4.0:
+        return (a + x) * math.acosh(3.0)
+    return y + x
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_branch_in_an_argument_of_min_in_a_condition(tmp_path, strategy):
+    f = _module(tmp_path, BRANCH_IN_MIN).f
+    x, y = -1.66, 3.16  # y >= 3: (a + x) * acosh(3), a = y / log2(y + 0.25)
+    slope_a = 1 / math.log2(y + 0.25) - y / (math.log2(y + 0.25) ** 2 * (y + 0.25) * math.log(2))
+    got = symgrad.grad(f, strategy=strategy)(x, y)
+    assert got == pytest.approx((math.acosh(3.0), slope_a * math.acosh(3.0)), rel=1e-13)
+
+
+def test_auto_uses_reverse_for_max_inside_min(tmp_path):
+    f = _module(tmp_path, "def f(x, y):\n    a = max(2 + x, y, 1 - y - y)\n"
+                          "    return min(x - y + 0.4, 3.0, x - a + 0.4, y - x + 0.1, a, 1 - x)\n").f
+    assert differentiate._branch_in_condition(to_program(f))
+    # a = 1 - 2y = 2.171 (the max); the min is x - a + 0.4 = x - 1 + 2y + 0.4 = -2.356
+    assert symgrad.grad(f)(-0.5854570756050226, -0.5854570756050226) == (1.0, 2.0)

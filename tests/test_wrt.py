@@ -406,7 +406,7 @@ def test_cli_follows_the_default_wrt(tmp_path, capsys):
     assert shown.startswith("def grad_huber(r, delta=1.0):\n")
     assert "with respect to r." in shown and "ddelta" not in shown
     assert cli.main(["check", f"{source}:cube", f"{source}:dcube"]) == 0
-    assert capsys.readouterr().out.startswith("check_grad: equal (wrt x, 10 points")
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis numeric (wrt x, 10 points")
     out = tmp_path / "exported.py"
     assert cli.main(["export", f"{source}:huber", "-o", str(out)]) == 0
     namespace = {}

@@ -1,8 +1,10 @@
-"""Benchmark symgrad on the seven workloads W1-W7 of ../shared/bench/workloads.py.
+"""Benchmark symgrad on the workloads W1-W10 of tests/benchmarks/workloads.py.
 
 Not collected by pytest; run by hand:
 
-    python tests/benchmarks/bench_workloads.py [--workloads PATH] [--repeat 7]
+    python tests/benchmarks/bench_workloads.py [--workloads PATH] [--repeat 15]
+
+(from the repository root; ``--workloads`` takes another file with the same ``WORKLOADS`` table.)
 
 Prints, per workload and all in one process: the build time (source → compiled gradient), the
 per-call time of the primal, of symgrad's gradient and of the hand-written gradient, and the ratios
@@ -19,7 +21,7 @@ import time
 import timeit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_WORKLOADS = os.path.join(HERE, "..", "..", "..", "shared", "bench", "workloads.py")
+DEFAULT_WORKLOADS = os.path.join(HERE, "workloads.py")
 
 
 def load(path):
