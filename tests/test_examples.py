@@ -10,7 +10,9 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")))
 NAMED = ["straight_through_estimator.py", "stable_softmax.py", "tf_gradients_classics.py",
-         "spring_chain.py", "logistic_regression.py"]
+         "spring_chain.py", "logistic_regression.py", "array_softmax_tf.py",
+         "array_linear_regression.py", "array_softmax_regression.py",
+         "array_gaussian_mixture_em.py", "array_quantised_linear.py"]
 
 
 def test_the_documented_examples_exist():
