@@ -6,10 +6,11 @@ calls, `@`, broadcasting, slicing, reductions with `axis=`/`keepdims=`, module c
 (no Python loop over elements, in-place updates where they save a pass), returning one array (or
 float) per `wrt` name, in `wrt` order.
 
-`WORKLOADS` maps a key (A1..A8) to a `Workload`: the function, its hand gradient, the `wrt` parameter
-names, a data generator and the two sizes `small` and `large`. `make_args(key, size)` returns the
-arguments of the function, in its parameter order, from a fixed seed (same arrays in every process).
-`SHAPES` gives, per key, the `shapes=` argument that builds symgrad's gradient before the first call.
+`WORKLOADS` maps a key (A1..A8) to a `Workload`: the function, its hand gradient, the `wrt`
+parameter names, a data generator and the two sizes `small` and `large`. `make_args(key, size)`
+returns the arguments of the function, in its parameter order, from a fixed seed (same arrays in
+every process). `SHAPES` gives, per key, the `shapes=` argument that builds symgrad's gradient
+before the first call.
 
 These are the product owner's peer-benchmark workloads (same functions, sizes and seeds), kept here
 so that `tests/benchmarks/bench_arrays.py` runs from a clone alone; `tests/test_array_workloads.py`
@@ -36,6 +37,7 @@ def least_squares(w, b, X, y):
 
 
 def least_squares_grad(w, b, X, y):
+    """The hand-written gradient of `least_squares`: one value per wrt name, in wrt order."""
     r = X @ w
     r += b
     r -= y
@@ -44,6 +46,7 @@ def least_squares_grad(w, b, X, y):
 
 
 def least_squares_data(rng, n, d):
+    """The arguments of `least_squares` drawn from `rng` at the given sizes, in parameter order."""
     X = rng.standard_normal((n, d))
     y = X @ rng.standard_normal(d) + 0.5 + 0.1 * rng.standard_normal(n)
     w = 0.5 * rng.standard_normal(d)
@@ -58,6 +61,7 @@ def logistic(w, X, y):
 
 
 def logistic_grad(w, X, y):
+    """The hand-written gradient of `logistic`: one value per wrt name, in wrt order."""
     m = X @ w
     m *= y                             # margins y_i x_i.w
     np.exp(m, out=m)
@@ -70,6 +74,7 @@ def logistic_grad(w, X, y):
 
 
 def logistic_data(rng, n, d):
+    """The arguments of `logistic` drawn from `rng` at the given sizes, in parameter order."""
     X = rng.standard_normal((n, d))
     y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
     w = 0.3 * rng.standard_normal(d)
@@ -86,6 +91,7 @@ def softmax_xent(W, X, Y):
 
 
 def softmax_xent_grad(W, X, Y):
+    """The hand-written gradient of `softmax_xent`: one value per wrt name, in wrt order."""
     Z = X @ W
     Z -= Z.max(axis=1, keepdims=True)
     np.exp(Z, out=Z)
@@ -96,6 +102,7 @@ def softmax_xent_grad(W, X, Y):
 
 
 def softmax_xent_data(rng, n, d, classes):
+    """The arguments of `softmax_xent` drawn from `rng` at the given sizes, in parameter order."""
     X = rng.standard_normal((n, d))
     labels = np.argmax(X @ rng.standard_normal((d, classes)) + rng.gumbel(size=(n, classes)), axis=1)
     Y = np.zeros((n, classes))
@@ -113,6 +120,7 @@ def logsumexp(x):
 
 
 def logsumexp_grad(x):
+    """The hand-written gradient of `logsumexp`: one value per wrt name, in wrt order."""
     e = x - x.max()
     np.exp(e, out=e)
     e /= e.sum()                       # softmax(x)
@@ -120,6 +128,7 @@ def logsumexp_grad(x):
 
 
 def logsumexp_data(rng, n):
+    """The arguments of `logsumexp` drawn from `rng` at the given sizes, in parameter order."""
     return (3.0 * rng.standard_normal(n),)
 
 
@@ -132,6 +141,7 @@ def rosenbrock(x):
 
 def rosenbrock_grad(x):
     # scipy.optimize.rosen_der, written out
+    """The hand-written gradient of `rosenbrock`: one value per wrt name, in wrt order."""
     xm = x[1:-1]
     xm_m1 = x[:-2]
     xm_p1 = x[2:]
@@ -143,6 +153,7 @@ def rosenbrock_grad(x):
 
 
 def rosenbrock_data(rng, n):
+    """The arguments of `rosenbrock` drawn from `rng` at the given sizes, in parameter order."""
     return (rng.normal(1.0, 0.5, n),)
 
 
@@ -156,6 +167,7 @@ def mlp(W1, b1, w2, X, y):
 
 
 def mlp_grad(W1, b1, w2, X, y):
+    """The hand-written gradient of `mlp`: one value per wrt name, in wrt order."""
     H = X @ W1
     H += b1
     np.tanh(H, out=H)
@@ -171,6 +183,7 @@ def mlp_grad(W1, b1, w2, X, y):
 
 
 def mlp_data(rng, n, d, hidden):
+    """The arguments of `mlp` drawn from `rng` at the given sizes, in parameter order."""
     X = rng.standard_normal((n, d))
     y = np.tanh(X @ (rng.standard_normal((d, hidden)) / np.sqrt(d))) @ rng.standard_normal(hidden)
     y += 0.1 * rng.standard_normal(n)
@@ -196,6 +209,7 @@ def gmm_em(mu, log_sigma, x, pi):
 
 
 def gmm_em_grad(mu, log_sigma, x, pi):
+    """The hand-written gradient of `gmm_em`: one value per wrt name, in wrt order."""
     inv_sigma = np.exp(-log_sigma)
     z = x[:, None] - mu
     z *= inv_sigma                     # standardised residuals (n, K)
@@ -214,6 +228,7 @@ def gmm_em_grad(mu, log_sigma, x, pi):
 
 
 def gmm_em_data(rng, n, K):
+    """The arguments of `gmm_em` drawn from `rng` at the given sizes, in parameter order."""
     true_mu = np.linspace(-4.0, 4.0, K)
     true_sigma = rng.uniform(0.5, 1.5, K)
     pi = rng.dirichlet(np.full(K, 5.0))
@@ -233,6 +248,7 @@ def ste_quantize(w, t):
 
 
 def ste_quantize_grad(w, t):
+    """The hand-written gradient of `ste_quantize`: one value per wrt name, in wrt order."""
     g = w * S
     np.round(g, out=g)
     g /= S                             # q = round(w S) / S; the straight-through d q / d w is 1
@@ -242,6 +258,7 @@ def ste_quantize_grad(w, t):
 
 
 def ste_quantize_data(rng, n):
+    """The arguments of `ste_quantize` drawn from `rng` at the given sizes, in parameter order."""
     return rng.standard_normal(n), rng.standard_normal(n)
 
 
@@ -306,6 +323,7 @@ def make_args(key, size, seed=SEED):
 
 
 def param_names(f):
+    """The positional parameter names of `f`, in order."""
     return list(f.__code__.co_varnames[:f.__code__.co_argcount])
 
 

@@ -1,4 +1,4 @@
-"""Benchmark symgrad's array gradients on the workloads A1-A8 of array_workloads.py (beside this file).
+"""Benchmark symgrad's array gradients on A1-A8 (array_workloads.py, beside this file).
 
 Not collected by pytest; run by hand:
 
