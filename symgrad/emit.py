@@ -27,7 +27,7 @@ from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
-from .rules import StopGradient, Value, rule_for_class
+from .rules import StopGradient, Value, Written, rule_for_class
 
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
 """Backend name → the one import its generated code needs."""
@@ -353,7 +353,7 @@ def _factored(expr):
     ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
     shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
     (up to overflow, in a derivative only: conditions and primal assignments are left alone)."""
-    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value)):
+    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value, Written)):
         return expr
     if isinstance(expr, sympy.Piecewise):
         return sympy.Piecewise(*[(_factored(e), c) for e, c in expr.args])

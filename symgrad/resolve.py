@@ -404,6 +404,8 @@ class Resolver:
         if result is None and not statement:
             self.fail(hnode, hframe, f"`{name}` does not return a value",
                       "end it with `return <expression>`")
+        if isinstance(result, sympy.Expr):  # the call's latest value, for its written form
+            self.call_results[node] = result
         return result
 
 
