@@ -27,7 +27,7 @@ from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
-from .rules import StopGradient, Value, Written, rule_for_class
+from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
 
 BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
 """Backend name → the one import its generated code needs."""
@@ -419,7 +419,7 @@ def _entries(program, backend, names, results):
         calls, stack = [], [piecewise.args[0].cond]
         while stack:
             node = stack.pop()
-            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value)):
+            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value, Copy)):
                 calls.append(node)
             elif not node.is_Atom:
                 stack.extend(reversed(node.args))
@@ -479,7 +479,8 @@ def _cse_body(entries, printer, names):
     for temp, sub in temps:
         sub = sub.xreplace(trivial)
         if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
-                or sub.is_number:  # a constant is printed as its value, which Python folds
+                or sub.is_number or isinstance(sub, Copy) and sub.args[0].is_Symbol:
+            # a constant is printed as its value, which Python folds; Copy(x, k) as x
             trivial[temp] = sub
         elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
             trivial[temp] = -temp
@@ -511,14 +512,14 @@ def _cse_body(entries, printer, names):
             if symbol in definition and symbol not in renamed:
                 need(definition[symbol])
                 target = name_for(symbol)
-                body.append(_assign(target.name, printer.expr(definition[symbol], renamed)))
+                line = _assign(target.name, printer.expr(definition[symbol], renamed))
+                body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
                 emitted_back[full[symbol]] = target
 
     for entry in entries:
         if entry.check is not None:
             line = _check_line(entry.check, printer, emitted_back, renamed)
-            if printer.backend == "numpy" and any(c.has(sympy.Piecewise)
-                                                  for c, _ in entry.check.path):
+            if any(_lazy(c, printer) for c, _ in entry.check.path):
                 line = _quiet(line, printer)
             body.append(line)
             continue
@@ -536,10 +537,20 @@ def _cse_body(entries, printer, names):
                 emitted_back[full[expr]] = target
                 expr = definition[expr]
             need(expr)
-            body.append(_assign(target.name, printer.expr(expr, renamed)))
+            line = _assign(target.name, printer.expr(expr, renamed))
+            body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
             stops.append(target.name)
     return body, stops
+
+
+def _lazy(expr, printer):
+    """Whether numpy evaluates operands of ``expr`` the primal may not run: ``and``/``or``
+    (``np.logical_or`` evaluates both sides), a branch (``np.where``). Such a line is printed
+    under ``_quiet``, so an operand the primal skips (``math.log(x)`` after ``x <= 0 or``) does
+    not warn."""
+    return printer.backend == "numpy" and isinstance(expr, sympy.Basic) and expr.has(
+        AndThen, OrElse, sympy.And, sympy.Or, sympy.ITE, sympy.Piecewise, Branch)
 
 
 def _quiet(line, printer):

@@ -80,6 +80,7 @@ class _Reader(Resolver, Guards):
         self.checks = set()  # the Checks appended so far
         self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
         self.call_results = {}  # a helper's call node -> the value its latest reading returned
+        self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -353,6 +354,9 @@ class _Reader(Resolver, Guards):
                 and self.depth == 0:
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value, written))
+            known = self._with_constants(value)
+            if _constant(known):
+                self.constants[symbol] = known
             value = symbol
         if frame.primary:  # the last top-level binding; one inside a branch has no single node
             self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
@@ -497,7 +501,7 @@ class _Reader(Resolver, Guards):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
-        if not isinstance(value, sympy.Basic) or not value.has(*bad):
+        if not isinstance(value, sympy.Basic) or not self._with_constants(value).has(*bad):
             return value
         if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
             value = sympy.piecewise_fold(value)
@@ -510,6 +514,16 @@ class _Reader(Resolver, Guards):
             return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         finally:
             self.depth -= may_not_run
+
+    def _with_constants(self, value):
+        """``value`` with the names bound to constants replaced by them: ``(t * a) ** -2`` with
+        ``a = math.floor(math.cos(1.5))`` is ``zoo``, undefined although no constant shows."""
+        if not self.constants or value.free_symbols.isdisjoint(self.constants):
+            return value
+        try:
+            return value.xreplace(self.constants)
+        except (TypeError, ValueError, ArithmeticError):  # SymPy cannot rebuild it: as it is
+            return value
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):

@@ -84,6 +84,8 @@ class Printer:
             return self.name(f"{self.module}.{_CONSTANTS[e]}")
         if e is S.NegativeInfinity:
             return ast.UnaryOp(ast.USub(), self.name(f"{self.module}.inf"))
+        if e is S.ComplexInfinity or e is S.NaN:  # undefined after SymPy's rewriting (0 ** -2)
+            return self.undefined(0 if e is S.ComplexInfinity else 1)
         if e.is_Add:
             return self.add(e)
         if e.is_Mul:

@@ -53,3 +53,97 @@ def test_reproducer_w6(tmp_path):
     f = _module(tmp_path, "def g(t):\n    return t // 0.7\n").g
     assert symgrad.value_and_grad(f)(-2.1) == (-4.0, 0.0)  # -2.1 // 0.7 in Python
     assert symgrad.value_and_grad(f)(1.0)[0] == 1.0
+
+
+# --- W4: nested max/min: each call splits its own tie, the chain rule composes them ----------
+NESTED = [  # (body of f(t, u), point, gradient derived by hand per docs/conventions.md)
+    ("max(max(2, t), 2)", (2.0, 0.0), (0.25, 0.0)),
+    ("max(u, max(2.0, u))", (0.0, 2.0), (0.0, 0.75)),
+    ("min(min(t, 1.0), t, 1.0)", (1.0, 0.0), (0.5, 0.0)),  # 1/3 * 1/2 + 1/3
+    ("max(min(t, u), u)", (1.0, 1.0), (0.25, 0.75)),
+    ("max(max(t, u), max(u, t))", (1.0, 1.0), (0.5, 0.5)),
+    ("min(t, min(t, min(t, u)))", (1.0, 1.0), (0.875, 0.125)),
+    ("max(max(2, t), 2)", (2.5, 0.0), (1.0, 0.0)),
+    ("max(max(2, t), 2)", (1.5, 0.0), (0.0, 0.0)),
+    ("h0(1.0, max(2, t))", (2.0, 0.0), (0.25, 0.0)),
+    ("a", (2.0, 0.0), (0.25, 0.0)),  # a = max(2, t); a = max(a, 2): substituted by symbolic
+]
+NESTED_HELPERS = "def h0(a, b):\n    return max(b, 2)\n\n\n"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("body, point, expected", NESTED)
+def test_nested_max_min_split_each_call(tmp_path, body, point, expected, strategy):
+    f = _module(tmp_path, NESTED_HELPERS + "def f(t, u):\n    a = max(2, t)\n    a = max(a, 2)\n"
+                          f"    return {body}\n").f
+    assert symgrad.grad(f, strategy=strategy)(*point) == pytest.approx(expected, rel=1e-15)
+
+
+# --- numpy: no warning from an operand the primal does not run -------------------------------
+LAZY = ["x <= 0 or math.log(x) < y", "x > 0 and math.sqrt(x) > y", "x != 0 and 1 / x > y",
+        "y > 0 and math.log(x) > 1 or x < -1", "-1 < x < 1 and math.acos(x) > y"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("test", LAZY)
+def test_numpy_operands_the_primal_skips_do_not_warn(tmp_path, test, strategy):
+    f = _module(tmp_path, f"def f(x, y):\n    if {test}:\n        return x * y\n"
+                          f"    return 3.0 * x\n    \n").f
+    g = symgrad.grad(f, strategy=strategy, backend="numpy")
+    points = [(-2.0, -1.0), (0.0, 1.0), (3.0, 1.0), (-0.5, 2.0), (4.0, 0.5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x, y in points:
+            try:
+                expected = symgrad.grad(f, strategy=strategy)(x, y)
+            except (ValueError, ZeroDivisionError):
+                continue  # the primal raises: numpy may warn there
+            assert tuple(map(float, g(x, y))) == expected, (test, x, y, g.source)
+    xs, ys = zip(*points[1:4])  # arrays, where some elements take each side
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g(list(xs), list(ys))
+
+
+# --- W7: undefined once a name's constant value is known: refused, or raising where it may not run
+W7_REFUSED = [
+    "def h0(a, b=0.5):\n    return (a, math.cos(1.5))\n\n\n"
+    "def f(u, t):\n    a, b = h0(u)\n    a = math.floor(b)\n    return (t * a) ** (-2)\n",
+    "def f(u, t):\n    b = math.cos(1.5)\n    a = math.floor(b)\n    return (t * a) ** (-2)\n",
+    "def f(u, t):\n    a = math.floor(math.cos(1.5))\n    c = t * a\n    return u + c ** -2\n",
+    "def f(u, t):\n    a = math.floor(math.cos(1.5))\n    return u + math.log(t * a)\n",
+    "def f(u, t):\n    a = math.cos(1.5) - math.cos(1.5)\n    return u / (a * t)\n",
+]
+
+
+@pytest.mark.parametrize("kind", ("grad", "value_and_grad"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("source", W7_REFUSED)
+def test_undefined_for_every_input_once_constants_are_known(tmp_path, source, strategy, kind):
+    f = _module(tmp_path, source).f
+    with pytest.raises((ZeroDivisionError, ValueError)):
+        f(1.0, 1.0)  # the primal raises on every call
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="undefined .* for every input"):
+        getattr(symgrad, kind)(f, strategy=strategy)
+
+
+W7_RAISES = [  # the undefined line runs on one branch only: the gradient raises there, as f does
+    ("def f(u, t):\n    a = math.floor(math.cos(1.5))\n    if u > 0:\n"
+     "        return (t * a) ** -2\n    return u * t\n", ZeroDivisionError),
+    ("def f(u, t):\n    a = u - t\n    b = t - u\n    return (a + b) ** -2 + u\n",
+     ZeroDivisionError),  # zero only once SymPy substitutes a and b (symbolic)
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("source, error", W7_RAISES)
+def test_undefined_where_it_may_not_run_raises_like_the_primal(tmp_path, source, error, strategy):
+    f = _module(tmp_path, source).f
+    v = symgrad.value_and_grad(f, strategy=strategy)
+    if "if u > 0" in source:
+        assert v(-1.0, 2.0) == (f(-1.0, 2.0), (2.0, -1.0))
+    for point in ((1.0, 2.0), (0.5, 0.5)):
+        with pytest.raises(error):
+            f(*point)
+        with pytest.raises(error):
+            v(*point)
