@@ -355,7 +355,7 @@ class _Reader(Resolver, Guards):
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value, written))
             known = self._with_constants(value)
-            if _constant(known):
+            if _constant(known) and not node_of_its_own:  # one named in wrt is a variable
                 self.constants[symbol] = known
             value = symbol
         if frame.primary:  # the last top-level binding; one inside a branch has no single node
