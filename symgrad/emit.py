@@ -428,7 +428,9 @@ def _entries(program, backend, names, results):
             symbol = opaque.get(call)
             if symbol is None:
                 symbol = opaque[call] = sympy.Dummy("_p", real=True)
-                entries.append(_Entry(symbol, hide(call), temporary=True))
+                # guarded: no CSE rewrites its arguments (`-_t1 - a` for `0.4 - a - b`), so the
+                # tie tests `arg == _p` see the very floats the max was computed from
+                entries.append(_Entry(symbol, hide(call), guarded=True, temporary=True))
             named[call] = symbol
         return piecewise.xreplace(named) if named else piecewise
 
@@ -527,7 +529,7 @@ def _cse_body(entries, printer, names):
         if entry.guarded:
             expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
-            if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
+            if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
                 line = _quiet(line, printer)
             body.append(line)
         else:

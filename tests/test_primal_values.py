@@ -147,3 +147,22 @@ def test_undefined_where_it_may_not_run_raises_like_the_primal(tmp_path, source,
             f(*point)
         with pytest.raises(error):
             v(*point)
+
+
+# --- tie tests in a loop: the recomputed max/min has the floats its tie tests compare -------
+LOOP_TIES = [  # the fuzzer's reproducers (seed 11); expected: its 50-digit mpmath central
+    # difference, matched by a float central difference (h = 1e-7) to 1e-8: no tie, no kink near
+    ("def f(x, y):\n    for k in range(4):\n        y *= min(y - x + 0.1, x, 0.3)\n    return y\n",
+     (1.0, -0.504554028821278), (-0.5489798147189736, -0.7162203334161822)),
+    ("def f(y):\n    a = y\n    b = math.tan(y)\n    for i in range(3):\n"
+     "        a += min(0.4 - a - b, y, y)\n    return a\n", (2.23,), (-2.665664248345122,)),
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("source, point, expected", LOOP_TIES)
+def test_loop_of_min_ties_compare_the_floats_of_the_min(tmp_path, source, point, expected,
+                                                        strategy):
+    f = _module(tmp_path, source).f
+    got = symgrad.grad(f, strategy=strategy)(*point)
+    assert (got if isinstance(got, tuple) else (got,)) == pytest.approx(expected, rel=1e-12)
