@@ -36,8 +36,8 @@ _BINARY = {
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
     ast.Pow: power,
-    ast.FloorDiv: lambda a, b: sympy.floor(a / b),
-    ast.Mod: sympy.Mod,
+    ast.FloorDiv: lambda a, b: rules.Written(sympy.Integer(5), a, b),  # Python's float // and %:
+    ast.Mod: lambda a, b: rules.Written(sympy.Integer(6), a, b),  # not floor(a/b), nor SymPy's Mod
 }
 _PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
@@ -477,6 +477,8 @@ class _Reader(Resolver, Guards):
                 return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
+            return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
             a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         return self.defined(make(a, b), node, frame)

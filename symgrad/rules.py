@@ -294,6 +294,16 @@ class Written(Function):
     def _eval_is_extended_real(self):
         return True
 
+    def fdiff(self, argindex=1):
+        """``a // b``: 0 (docs/conventions.md); ``a % b``: 1 in ``a``, ``-(a // b)`` in ``b`` (the
+        quotient held constant). Other operators are read as SymPy's own, never differentiated."""
+        code = int(self.args[0])
+        if code == 5:
+            return S.Zero
+        if code == 6 and argindex in (2, 3):
+            return S.One if argindex == 2 else -Written(sympy.Integer(5), *self.args[1:])
+        return super().fdiff(argindex)
+
     def _eval_evalf(self, prec):
         code, args = int(self.args[0]), self.args[1:]
         if code == -1:

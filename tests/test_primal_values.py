@@ -166,3 +166,31 @@ def test_loop_of_min_ties_compare_the_floats_of_the_min(tmp_path, source, point,
     f = _module(tmp_path, source).f
     got = symgrad.grad(f, strategy=strategy)(*point)
     assert (got if isinstance(got, tuple) else (got,)) == pytest.approx(expected, rel=1e-12)
+
+
+# --- // and % inside derivatives and stopped values: Python's floats, not SymPy's floor / Mod --
+FLOOR_IN_DERIVATIVES = [  # (source, point, gradient): each factor is the primal's own float
+    ("def f(x, y, u):\n    u *= y // 0.7\n    return u\n", (-0.6, -2.1, -1.05),
+     (0.0, 0.0, -2.1 // 0.7)),
+    ("def f(t, z):\n    z /= 1.0 + -(t + 3.0) % 0.7\n    return z\n", (-0.2, 1.0),
+     (1.0 / (1.0 + -(-0.2 + 3.0) % 0.7) ** 2, 1.0 / (1.0 + -(-0.2 + 3.0) % 0.7))),
+    ("def f(t, z):\n    return t % z\n", (1.0, 0.1), (1.0, -(1.0 // 0.1))),  # 9, not 10
+    ("def f(t, z):\n    return stop_gradient(t // 0.7) * t\n", (-2.1, 0.0), (-2.1 // 0.7, 0.0)),
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("source, point, expected", FLOOR_IN_DERIVATIVES)
+def test_floor_division_and_mod_in_a_derivative_are_pythons(tmp_path, source, point, expected,
+                                                            strategy):
+    f = _module(tmp_path, "from symgrad import stop_gradient\n\n\n" + source).f
+    value, grad = symgrad.value_and_grad(f, strategy=strategy)(*point)
+    assert value == f(*point)
+    assert grad == expected, symgrad.grad(f, strategy=strategy).source
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_stopped_value_is_the_primal_float(tmp_path, strategy):
+    f = _module(tmp_path, "from symgrad import stop_gradient\n\n\n"
+                          "def f(t):\n    a = stop_gradient((0.5 - t - t) // 0.7)\n    return a\n").f
+    assert symgrad.value_and_grad(f, strategy=strategy)(1.3) == (-4.0, 0.0)  # Python's value
