@@ -455,8 +455,9 @@ def _entries(program, backend, names, results):
                       a.written))
         if a.written is not None:
             back[expr] = a.target
-            if expr.is_Pow:
-                back[sympy.Pow(expr.base, -expr.exp)] = 1 / a.target
+            inverse = sympy.Pow(expr.base, -expr.exp) if expr.is_Pow else None
+            if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
+                back[inverse] = 1 / a.target  # not a max: its tie tests compare its own float
     lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
         (t, e.xreplace(back) if back else e) for t, e in results]
     for target, expr in lines:
