@@ -343,7 +343,7 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program
         if kind == "jacobian" and outputs > 1:
             layout = tuple(_shift(grad_layout, i * k) for i in range(outputs))
         if kind == "value_and_grad":
-            derivative.outputs = program.outputs + derivative.outputs
+            derivative.outputs = (program.written_outputs or program.outputs) + derivative.outputs
             derivative.output_names = ("value",) + derivative.output_names
             layout = (0, _shift(grad_layout, 1))
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)

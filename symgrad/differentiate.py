@@ -346,7 +346,9 @@ def _symbolic(program, full_output, symbols):
             if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
                 for arg in node.args:
                     if not arg.is_Atom:
-                        operands.setdefault(substitute(arg), arg)
+                        key = substitute(arg)
+                        if not isinstance(key, (sympy.Max, sympy.Min)):  # `a - 1` is no max
+                            operands.setdefault(key, arg)  # (a = 1 + max(...)): another float
             stack.extend(node.args)
 
     for a in program.bindings:
@@ -402,6 +404,7 @@ def _names_back(assignment):
     its name: ``{expr: target}``, and ``{base**-e: 1/target}`` for a power."""
     expr, target = assignment.expr, assignment.target
     back = {expr: target}
-    if expr.is_Pow:
-        back[sympy.Pow(expr.base, -expr.exp)] = 1 / target
+    inverse = sympy.Pow(expr.base, -expr.exp) if expr.is_Pow else None
+    if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
+        back[inverse] = 1 / target  # a max stays itself: its tie tests compare its own float
     return back

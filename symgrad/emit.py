@@ -28,7 +28,7 @@ from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
-from .rules import StopGradient, Value, rule_for_class
+from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 LINE_WIDTH = 100
@@ -360,7 +360,7 @@ def _factored(expr):
     ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
     shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
     (up to overflow, in a derivative only: conditions and primal assignments are left alone)."""
-    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value)):
+    if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value, Written)):
         return expr
     if isinstance(expr, sympy.Piecewise):
         return sympy.Piecewise(*[(_factored(e), c) for e, c in expr.args])
@@ -426,7 +426,7 @@ def _entries(program, backend, names, results):
         calls, stack = [], [piecewise.args[0].cond]
         while stack:
             node = stack.pop()
-            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value)):
+            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value, Copy)):
                 calls.append(node)
             elif not node.is_Atom:
                 stack.extend(reversed(node.args))
@@ -435,7 +435,9 @@ def _entries(program, backend, names, results):
             symbol = opaque.get(call)
             if symbol is None:
                 symbol = opaque[call] = sympy.Dummy("_p", real=True)
-                entries.append(_Entry(symbol, hide(call), temporary=True))
+                # guarded: no CSE rewrites its arguments (`-_t1 - a` for `0.4 - a - b`), so the
+                # tie tests `arg == _p` see the very floats the max was computed from
+                entries.append(_Entry(symbol, hide(call), guarded=True, temporary=True))
             named[call] = symbol
         return piecewise.xreplace(named) if named else piecewise
 
@@ -460,8 +462,9 @@ def _entries(program, backend, names, results):
                       a.written))
         if a.written is not None:
             back[expr] = a.target
-            if expr.is_Pow:
-                back[sympy.Pow(expr.base, -expr.exp)] = 1 / a.target
+            inverse = sympy.Pow(expr.base, -expr.exp) if expr.is_Pow else None
+            if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
+                back[inverse] = 1 / a.target  # not a max: its tie tests compare its own float
     lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
         (t, e.xreplace(back) if back else e) for t, e in results]
     for target, expr in lines:
@@ -486,7 +489,8 @@ def _cse_body(entries, printer, names):
     for temp, sub in temps:
         sub = sub.xreplace(trivial)
         if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
-                or sub.is_number:  # a constant is printed as its value, which Python folds
+                or sub.is_number or isinstance(sub, Copy) and sub.args[0].is_Symbol:
+            # a constant is printed as its value, which Python folds; Copy(x, k) as x
             trivial[temp] = sub
         elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
             trivial[temp] = -temp
@@ -518,14 +522,14 @@ def _cse_body(entries, printer, names):
             if symbol in definition and symbol not in renamed:
                 need(definition[symbol])
                 target = name_for(symbol)
-                body.append(_assign(target.name, printer.expr(definition[symbol], renamed)))
+                line = _assign(target.name, printer.expr(definition[symbol], renamed))
+                body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
                 emitted_back[full[symbol]] = target
 
     for entry in entries:
         if entry.check is not None:
             line = _check_line(entry.check, printer, emitted_back, renamed)
-            if printer.backend == "numpy" and any(c.has(sympy.Piecewise)
-                                                  for c, _ in entry.check.path):
+            if any(_lazy(c, printer) for c, _ in entry.check.path):
                 line = _quiet(line, printer)
             body.append(line)
             continue
@@ -533,7 +537,7 @@ def _cse_body(entries, printer, names):
         if entry.guarded:
             expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
             line = _assign(target.name, printer.expr(expr, renamed))
-            if printer.backend == "numpy":  # np.where evaluates both branches: hush the untaken one
+            if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
                 line = _quiet(line, printer)
             body.append(line)
         else:
@@ -543,10 +547,20 @@ def _cse_body(entries, printer, names):
                 emitted_back[full[expr]] = target
                 expr = definition[expr]
             need(expr)
-            body.append(_assign(target.name, printer.expr(expr, renamed)))
+            line = _assign(target.name, printer.expr(expr, renamed))
+            body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
             stops.append(target.name)
     return body, stops
+
+
+def _lazy(expr, printer):
+    """Whether numpy evaluates operands of ``expr`` the primal may not run: ``and``/``or``
+    (``np.logical_or`` evaluates both sides), a branch (``np.where``). Such a line is printed
+    under ``_quiet``, so an operand the primal skips (``math.log(x)`` after ``x <= 0 or``) does
+    not warn."""
+    return printer.backend == "numpy" and isinstance(expr, sympy.Basic) and expr.has(
+        AndThen, OrElse, sympy.And, sympy.Or, sympy.ITE, sympy.Piecewise, Branch)
 
 
 def _quiet(line, printer):

@@ -37,8 +37,8 @@ _BINARY = {
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
     ast.Pow: power,
-    ast.FloorDiv: lambda a, b: sympy.floor(a / b),
-    ast.Mod: sympy.Mod,
+    ast.FloorDiv: lambda a, b: rules.Written(sympy.Integer(5), a, b),  # Python's float // and %:
+    ast.Mod: lambda a, b: rules.Written(sympy.Integer(6), a, b),  # not floor(a/b), nor SymPy's Mod
 }
 _PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
@@ -79,6 +79,9 @@ class _Reader(Resolver, Guards):
         self.callers = []  # the frame of each call being inlined, innermost last
         self.path = []  # (condition, holds) of each `if` around the code being read
         self.checks = set()  # the Checks appended so far
+        self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
+        self.call_results = {}  # a helper's call node -> the value its latest reading returned
+        self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -135,7 +138,8 @@ class _Reader(Resolver, Guards):
         variables = {n: self.variables.get(n) for n in sorted(frame.locals - set(names))}
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
-            outputs=tuple(outputs), output_names=self._output_names(node, src.name, len(outputs)),
+            outputs=tuple(outputs), written_outputs=tuple(
+                self.written_of.get(out, out) for out in outputs), output_names=self._output_names(node, src.name, len(outputs)),
             origin=f"{src.filename}, line {node.lineno}", static=static,
             names=self.names | self.source_names, kwonly=kwonly, variables=variables)
 
@@ -174,7 +178,14 @@ class _Reader(Resolver, Guards):
             if isinstance(stmt, ast.Return):
                 if stmt.value is None:
                     self.fail(stmt, frame, "`return` without a value", "return a number")
-                return self.value(stmt.value, frame)
+                value = self.value(stmt.value, frame)
+                if isinstance(value, tuple) and isinstance(stmt.value, ast.Tuple) and len(
+                        value) == len(stmt.value.elts):
+                    for item, item_node in zip(value, stmt.value.elts):
+                        self.remember(item, self.written(item_node, frame, item))
+                elif isinstance(value, sympy.Expr):
+                    self.remember(value, self.written(stmt.value, frame, value))
+                return value
             if isinstance(stmt, ast.If):
                 test, parts = _without_not(stmt.test, (stmt.body, stmt.orelse))
                 cond = self.condition(test, frame)
@@ -244,7 +255,18 @@ class _Reader(Resolver, Guards):
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         if a == b:
             return a
-        return sympy.Piecewise((a, cond), (b, True))
+        chosen = sympy.Piecewise((a, cond), (b, True))
+        written_a, written_b = self.written_of.get(a, a), self.written_of.get(b, b)
+        if written_a is not a or written_b is not b:
+            self.remember(chosen, sympy.Piecewise((written_a, cond), (written_b, True)))
+        return chosen
+
+    def remember(self, value, written):
+        """Note ``written`` (``rules.Written`` operators) as the primal's own form of ``value``:
+        a later operand naming it, a branch choosing it or a returned value prints that form."""
+        if isinstance(value, sympy.Expr) and not value.is_Atom and written is not None and \
+                written != value:
+            self.written_of[value] = written
 
     def statement(self, stmt, frame):
         """Read one statement; ``RAISES`` when it raises on every path."""
@@ -320,15 +342,22 @@ class _Reader(Resolver, Guards):
         if stop and frame.primary and name in self.stop_names:
             value = StopGradient(self.number(value, node, frame))
         node_of_its_own = frame.primary and name in self.nodes  # named in wrt
+        written = None
+        if isinstance(value, sympy.Expr) and not isinstance(value, StopGradient) and isinstance(
+                node, (ast.Assign, ast.AugAssign)) and not value.is_Atom:
+            source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
+                ast.Name(name, ast.Load()), node.op, node.value)
+            written = self.written(source, frame, None)
+            self.remember(value, written)
+        elif isinstance(value, sympy.Expr) and not value.is_Atom:
+            written = self.written_of.get(value)  # a branch's choice, merged after an `if`
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
                 and self.depth == 0:
-            written = None
-            if not isinstance(value, StopGradient) and isinstance(node, (ast.Assign, ast.AugAssign)):
-                source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
-                    ast.Name(name, ast.Load()), node.op, node.value)
-                written = self.written(source, frame, None)
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value, written))
+            known = self._with_constants(value)
+            if _constant(known) and not node_of_its_own:  # one named in wrt is a variable
+                self.constants[symbol] = known
             value = symbol
         if frame.primary:  # the last top-level binding; one inside a branch has no single node
             self.variables[name] = value if self.depth == 0 and isinstance(value, sympy.Expr) \
@@ -451,6 +480,8 @@ class _Reader(Resolver, Guards):
                 return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
+            return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
             a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         return self.defined(make(a, b), node, frame)
@@ -475,7 +506,7 @@ class _Reader(Resolver, Guards):
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
-        if not isinstance(value, sympy.Basic) or not value.has(*bad):
+        if not isinstance(value, sympy.Basic) or not self._with_constants(value).has(*bad):
             return value
         if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
             value = sympy.piecewise_fold(value)
@@ -488,6 +519,16 @@ class _Reader(Resolver, Guards):
             return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         finally:
             self.depth -= may_not_run
+
+    def _with_constants(self, value):
+        """``value`` with the names bound to constants replaced by them: ``(t * a) ** -2`` with
+        ``a = math.floor(math.cos(1.5))`` is ``zoo``, undefined although no constant shows."""
+        if not self.constants or value.free_symbols.isdisjoint(self.constants):
+            return value
+        try:
+            return value.xreplace(self.constants)
+        except (TypeError, ValueError, ArithmeticError):  # SymPy cannot rebuild it: as it is
+            return value
 
     def number(self, value, node, frame):
         if isinstance(value, sympy.Expr):
@@ -561,8 +602,8 @@ class _Reader(Resolver, Guards):
         the operand holds anything else (a helper call, a branch-local expression)."""
         try:
             return self._written(node, frame)
-        except _NotWritten:
-            return value
+        except _NotWritten:  # a helper's returned value: the form its `return` wrote, if any
+            return self.written_of.get(value, value) if isinstance(value, sympy.Expr) else value
 
     def _written(self, node, frame):
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
@@ -572,6 +613,8 @@ class _Reader(Resolver, Guards):
             value = self.name(node, frame)
             if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
                 return value
+            if isinstance(value, sympy.Expr) and value in self.written_of:  # bound in a branch
+                return self.written_of[value]
         elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
             return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
                                  self._written(node.left, frame), self._written(node.right, frame))
@@ -587,6 +630,9 @@ class _Reader(Resolver, Guards):
                     len(node.args) in rule.nargs:
                 return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
                                      *[self._written(a, frame) for a in node.args])
+            if node in self.call_results:  # a helper: the form its `return` wrote, if any
+                value = self.call_results[node]
+                return self.written_of.get(value, value)
         raise _NotWritten
 
     # --- errors -------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class Printer:
             return self.name(f"{self.module}.{_CONSTANTS[e]}")
         if e is S.NegativeInfinity:
             return ast.UnaryOp(ast.USub(), self.name(f"{self.module}.inf"))
+        if e is S.ComplexInfinity or e is S.NaN:  # undefined after SymPy's rewriting (0 ** -2)
+            return self.undefined(0 if e is S.ComplexInfinity else 1)
         if e.is_Add:
             return self.add(e)
         if e.is_Mul:
@@ -157,6 +159,8 @@ class Printer:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
+        if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
+            return ast.Call(self.name("np.float_power"), [left, right], [])
         return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
 
     def undefined(self, kind):

@@ -66,6 +66,9 @@ class Program:
             them (``bindings`` gives the assignments alone).
         outputs: the output expressions (one for a scalar function).
         output_names: a name per output, for ``d<out>_d<wrt>``.
+        written_outputs: the outputs as the primal computes them (``rules.Written`` operators,
+            printed as the source writes them: ``t // 0.7``, not ``floor(1.4285714285714286*t)``),
+            for the value ``value_and_grad`` returns; empty when not known (then ``outputs``).
         origin: "file.py, line 12" of the primal, for the docstring.
         names: every identifier in use, so later stages create fresh ones.
         variables: each variable the primal's body assigns (not a parameter) → the symbol of its
@@ -88,6 +91,7 @@ class Program:
     kwonly: dict = field(default_factory=dict)
     variables: dict = field(default_factory=dict)
     arrays: object = None
+    written_outputs: tuple = ()
 
     @property
     def param_names(self):

@@ -221,7 +221,12 @@ class Resolver:
         value = self.value(node.args[0], frame)
         if isinstance(value, tuple):
             return tuple(StopGradient(self.number(v, node, frame)) for v in value)
-        return StopGradient(self.number(value, node, frame))
+        stopped = StopGradient(self.number(value, node, frame))
+        written = self.written(node.args[0], frame, None)  # the primal's float, for its line
+        if isinstance(stopped, StopGradient) and written is not None:
+            self.remember(stopped, StopGradient(written))
+        self.call_results[node] = stopped
+        return stopped
 
     # --- sequences of build-time length -------------------------------------------------------
     def sequence_builtin(self, obj, node, frame):
@@ -404,6 +409,8 @@ class Resolver:
         if result is None and not statement:
             self.fail(hnode, hframe, f"`{name}` does not return a value",
                       "end it with `return <expression>`")
+        if isinstance(result, sympy.Expr):  # the call's latest value, for its written form
+            self.call_results[node] = result
         return result
 
 

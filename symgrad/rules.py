@@ -223,12 +223,16 @@ class Copy(Function):
 
 
 def repeats_kept(args):
-    """``args`` of ``max``/``min`` with each repeat (equal to an earlier one) as a ``Copy``."""
+    """``args`` of ``max``/``min`` with each repeat (equal to an earlier one) as a ``Copy``, and
+    each inner ``max``/``min`` (or a name that may be substituted by one) as ``Copy(a, 0)``: SymPy
+    flattens ``Max(Max(2, t), 2)`` into ``Max(2, t)``, and a tie's share is decided per call
+    (docs/conventions.md), so the inner call must stay a call of its own."""
     kept = []
     for i, arg in enumerate(args):
         k = sum(1 for a in args[:i] if a == arg or (a.is_Number and arg.is_Number and
                                                      float(a) == float(arg)))
-        kept.append(Copy(arg, sympy.Integer(k)) if k else arg)
+        opaque = isinstance(arg, (sympy.Max, sympy.Min)) or arg.is_Symbol
+        kept.append(Copy(arg, sympy.Integer(k)) if k or opaque else arg)
     return kept
 
 
@@ -266,6 +270,16 @@ class Written(Function):
 
     def _eval_is_extended_real(self):
         return True
+
+    def fdiff(self, argindex=1):
+        """``a // b``: 0 (docs/conventions.md); ``a % b``: 1 in ``a``, ``-(a // b)`` in ``b`` (the
+        quotient held constant). Other operators are read as SymPy's own, never differentiated."""
+        code = int(self.args[0])
+        if code == 5:
+            return S.Zero
+        if code == 6 and argindex in (2, 3):
+            return S.One if argindex == 2 else -Written(sympy.Integer(5), *self.args[1:])
+        return super().fdiff(argindex)
 
     def _eval_evalf(self, prec):
         code, args = int(self.args[0]), self.args[1:]
