@@ -622,8 +622,12 @@ class _Reader(Resolver, Guards):
             operand = self._written(node.operand, frame)
             return rules.Written(sympy.Integer(-1), operand) if isinstance(node.op, ast.USub) \
                 else operand
-        elif isinstance(node, ast.Call) and not node.keywords and isinstance(
-                node.func, (ast.Name, ast.Attribute)):
+        elif isinstance(node, ast.Call) and not node.keywords and dotted(node.func) is not None:
+            root = node.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(node.func, ast.Attribute) and not isinstance(self.value(root, frame), _Py):
+                raise _NotWritten  # a method of a value (an array's x.sum()): not a function call
             func = self.value(node.func, frame)
             rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
             if rule is not None and rules.written_spelling(rule, "math") is not None and \
