@@ -19,8 +19,10 @@ float64 at several random sizes (one build of symgrad's gradient serving them al
    differs when |df − symgrad| / max(1, |symgrad|) exceeds ``rtol`` at some element, its shape
    differs, or ``df`` is not finite where symgrad is.
 
+A parameter with a default that is not in ``wrt`` (a hyperparameter) keeps its default in both.
 The verdict is "different" when either half finds a difference, else "equal": basis "symbolic"
-when every element's difference was proved 0 on the concrete shape, else "numeric". When the
+when every element's difference was proved 0 on the concrete shape, else "numeric" ("undecided"
+when nothing was proved and no point of either half could be evaluated). When the
 symbolic half cannot run (``df`` needs a float from a symbol, calls a function the symbolic arrays
 do not follow, or the shape is too large) the report says why and the numbers decide alone.
 """
@@ -75,19 +77,26 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
     """
     code = f.__code__
     params = code.co_varnames[:code.co_argcount]
+    defaults = f.__defaults__ or ()
+    fixed = {name: value for name, value in zip(params[len(params) - len(defaults):], defaults)
+             if name not in gradient.wrt}  # a hyperparameter keeps its default
     dims = []
     for dimensions in shapes.values():
         dims.extend(d for d in dimensions if isinstance(d, str) and d not in dims)
-    numeric = _numeric(gradient, df, shapes, params, dims, points or TRIALS, rtol, seed)
+    numeric = _numeric(gradient, df, shapes, params, fixed, dims, points or TRIALS, rtol, seed)
     names = gradient.program.output_names
-    symbolic = _symbolic(gradient, df, shapes, params, dims, names, rtol, seed, difference)
+    symbolic = _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed,
+                         difference)
     differing = tuple(name for name in names if name in numeric["differing"]
                       or symbolic["elements"].get(name))
     if differing or numeric["raised"]:
         verdict, basis = "different", "numeric"
-    else:
-        verdict = "equal"
-        basis = "symbolic" if symbolic["proved"] else "numeric"
+    elif symbolic["proved"]:
+        verdict, basis = "equal", "symbolic"
+    elif numeric["evaluated"] or symbolic["evaluated"]:
+        verdict, basis = "equal", "numeric"
+    else:  # no random size gave finite values and nothing was proved
+        verdict, basis = "undecided", None
     worst = numeric["worst"]
     return report_type(verdict=verdict, basis=basis, wrt=gradient.wrt, names=names,
                        differences=symbolic["differences"], differing=differing,
@@ -99,7 +108,7 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
                        symbolic_note=symbolic["note"], precise_points=symbolic["evaluated"])
 
 
-def _numeric(gradient, df, shapes, params, dims, trials, rtol, seed):
+def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
     """The float64 half: ``trials`` random sizes, each drawn again (up to 20 times) until
     symgrad's gradient gives finite values."""
     rng = np.random.default_rng(seed)
@@ -109,8 +118,9 @@ def _numeric(gradient, df, shapes, params, dims, trials, rtol, seed):
         for attempt in range(ATTEMPTS):
             sizes = {d: int(rng.integers(2, 7)) for d in dims}
             low = _low(attempt)
-            args = [rng.uniform(low, 2.0, tuple(sizes.get(d, d) for d in shapes[p]))
-                    if p in shapes else float(rng.uniform(low, 2.0)) for p in params]
+            args = [fixed[p] if p in fixed else rng.uniform(low, 2.0, tuple(
+                sizes.get(d, d) for d in shapes[p])) if p in shapes else float(
+                rng.uniform(low, 2.0)) for p in params]
             try:
                 with np.errstate(all="ignore"):
                     ours = _as_tuple(gradient(*args))
@@ -147,7 +157,7 @@ def _numeric(gradient, df, shapes, params, dims, trials, rtol, seed):
                 raised=raised)
 
 
-def _symbolic(gradient, df, shapes, params, dims, names, rtol, seed, difference):
+def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, difference):
     """The symbolic half on the concrete shape: differences per element, 50-digit values for
     those not proved 0."""
     sizes = dict(zip(dims, SIZES))
@@ -165,7 +175,7 @@ def _symbolic(gradient, df, shapes, params, dims, names, rtol, seed, difference)
     outputs = []
     for who, function in (("symgrad's gradient", traced_generated(gradient.function)),
                           ("df", df)):
-        args = [symbols_for(p, concrete[p]) for p in params]
+        args = [fixed[p] if p in fixed else symbols_for(p, concrete[p]) for p in params]
         try:
             outputs.append([elements(v) for v in _as_tuple(function(*args))])
         except Exception as exc:  # noqa: BLE001 - the numbers decide alone then
@@ -289,8 +299,11 @@ def array_lines(report, shown, most):
                          f"  the other {others} of {len(names)} components agree")
     elif report.basis == "symbolic":
         lines.append(f"  symgrad - df simplifies to 0 in every element{at}")
+    if report.verdict == "undecided":
+        lines.append("  no random size gave finite values of symgrad's gradient, and the "
+                     "difference was not proved 0")
     if report.verdict == "equal":
-        if report.basis != "symbolic" and report.sizes is not None:
+        if report.basis != "symbolic" and report.precise_points:
             lines.append(f"  every element agrees within rtol{at} at the "
                          f"{report.precise_points} point{'s' * (report.precise_points != 1)} "
                          f"evaluated, at {DIGITS} digits (SymPy did not simplify every "

@@ -8,9 +8,12 @@ product ``\\odot``; scalar factors (``\\frac{1}{n}``) and elementwise functions 
 powers, fractions of arrays: elementwise) print as SymPy prints them. Layout that has no index-free
 spelling prints readably as the NumPy it is (``x_{[1:]}`` for ``x[1:]``, ``y_{[:, \\text{None}]}``
 for ``y[:, None]``; a scatter-add of pieces into slices as ``\\operatorname{scatter\\_add}(g
-\\text{ at } [1:], \\dots)``); any other node as ``\\operatorname{name}(\\dots)``. Which factors are
-arrays come from the derivative's shapes (``Program.arrays``).
+\\text{ at } [1:], \\dots)``); any other node as ``\\operatorname{name}(\\dots)``, with its shape,
+subscripts or axis below (``\\operatorname{reshape}_{\\left(2, n\\right)}``,
+``\\operatorname{einsum}_{\\text{ij,j->i}}``). Which factors are arrays come from the derivative's
+shapes (``Program.arrays``).
 """
+import sympy
 from sympy.printing.latex import LatexPrinter
 
 _REDUCTIONS = {"sum": r"\sum", "max": r"\max", "min": r"\min", "prod": r"\prod"}
@@ -75,8 +78,17 @@ class ArrayLatexPrinter(LatexPrinter):
             return rf"\operatorname{{scatter\_add}}\left({pieces}\right)"
         if name == "broadcast_to":
             return self._print(inputs[0])
+        if name == "where_adjoint":
+            c, a, b = inputs
+            return self._print(sympy.Piecewise((a, c), (b, True), evaluate=False))
+        below = {"reshape": lambda: self._print(sympy.Tuple(*params[0])),
+                 "einsum": lambda: rf"\text{{{params[0]}}}",
+                 "cumsum": lambda: rf"\text{{axis }} {params[0]}",
+                 "concatenate": lambda: rf"\text{{axis }} {params[0]}"}.get(name)
         arguments = ", ".join(self._print(a) for a in inputs)
-        return rf"\operatorname{{{name.replace('_', chr(92) + '_')}}}\left({arguments}\right)"
+        label = rf"\operatorname{{{name.replace('_', chr(92) + '_')}}}"
+        return label + ("" if below is None else f"_{{{below()}}}") + \
+            rf"\left({arguments}\right)"
 
     def _operand(self, expr):
         """A matrix product's operand: bare when a symbol, a transpose or a product, else in

@@ -185,13 +185,20 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
     Raises:
         OutputShapeError: ``df`` returns a different number of values than there are ``wrt``,
             or takes a different number of parameters than ``f``.
-        OptionError: ``points`` is an int below 1, ``rtol`` is negative or not a number, or
+        OptionError: ``points`` is an int below 1 (or, with ``shapes``, not an int), ``rtol``
+            is negative or not a number, or
             ``df`` is a ``GradientFunction`` other than a gradient (``symgrad.grad``) or built
             with ``unconnected="none"``.
         The errors of ``grad`` for ``f`` or ``df``.
     """
     with public_entry(), distribute(False):
+        if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not rtol >= 0:
+            raise OptionError(f"rtol must be a number >= 0, not {rtol!r}")
         if shapes is not None:  # array code: a concrete shape, then random sizes (array_check)
+            if isinstance(points, bool) or not (points is None or isinstance(points, int)
+                                                and points >= 1):
+                raise OptionError(f"with shapes=, points is a number of random sizes >= 1, not "
+                                  f"{points!r}")
             return check_arrays(GradientCheck, grad(f, wrt=wrt, shapes=shapes), f, df, shapes,
                                 points, rtol, seed, _difference)
         return _check(f, df, wrt, points, rtol, seed, strategy)
@@ -216,8 +223,6 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"
 
 
 def _check(f, df, wrt, points, rtol, seed, strategy):
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not rtol >= 0:
-        raise OptionError(f"rtol must be a number >= 0, not {rtol!r}")
     if isinstance(points, bool) or (isinstance(points, int) and points < 1):
         raise OptionError(f"points must be point tuples or a number of points >= 1, not "
                           f"{points!r}")

@@ -135,3 +135,34 @@ def test_nan_at_random_points_is_never_equal_by_default():
     report = symgrad.check_grad(log_of_weights, wrong, wrt="w", shapes={"w": ("n",), "x": ("n",)})
     assert report.verdict == "different" and report.evaluated == 5
     assert np.isfinite(report.worst_error)
+
+
+def powered(x, k=3):  # k is a hyperparameter: it keeps its default, as for scalar code
+    total = 0.0
+    for _ in range(k):
+        total = total + np.sum(x * x)
+    return total
+
+
+def test_hyperparameter_keeps_its_default():
+    report = symgrad.check_grad(powered, lambda x, k=3: 2.0 * k * x, wrt="x",
+                                shapes={"x": ("n",)})
+    assert report.verdict == "equal" and report.basis == "symbolic", str(report)
+
+
+@pytest.mark.parametrize("points", [0, 2.5, [(1.0,)], True])
+def test_points_of_array_code_is_a_number_of_sizes(points):
+    with pytest.raises(symgrad.OptionError, match="number of random sizes"):
+        symgrad.check_grad(workloads.rosenbrock, workloads.rosenbrock_grad, wrt="x",
+                           shapes={"x": ("n",)}, points=points)
+
+
+def root_of_negative(x):  # its gradient is real nowhere: the root of minus a square, minus 1
+    return np.sum(np.sqrt(-(x * x) - 1.0))
+
+
+def test_nowhere_defined_is_undecided_not_equal():
+    report = symgrad.check_grad(root_of_negative, lambda x: 3.0 * x, wrt="x",
+                                shapes={"x": ("n",)})
+    assert report.verdict == "undecided" and report.basis is None and report.evaluated == 0
+    assert "no random size gave finite values" in str(report)

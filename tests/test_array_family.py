@@ -216,3 +216,15 @@ def test_array_code_without_shapes_names_the_option(module):
     assert done.stderr == ("symgrad: error: `least_squares` computes with arrays: give their "
                            "shapes, e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 "
                            "axis)\n")
+
+
+def blocks(x, A):
+    return np.sum(x.reshape(2, -1) ** 3) + np.sum(np.einsum("ij,j->i", A, x))
+
+
+def test_latex_of_layout_without_matrix_notation_is_named_with_its_parameters():
+    gradient = symgrad.grad(blocks, wrt="x", shapes={"x": (4,), "A": (4, 4)})
+    assert symgrad.latex(gradient) == (  # a broadcast 1 prints as 1
+        r"\operatorname{einsum}_{\text{i,ij->j}}\left(1, A\right) + 3 \operatorname{reshape}_{"
+        r"\left( 4,\right)}\left(\left(\operatorname{reshape}_{\left( 2, \  2\right)}\left(x"
+        r"\right)\right)^{2}\right)",)
