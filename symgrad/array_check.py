@@ -1,10 +1,11 @@
 """``check_grad`` on array code: a symbolic verdict on one small concrete shape, and numbers in
 float64 at several random sizes (one build of symgrad's gradient serving them all).
 
-1. **Symbolic, on one concrete shape.** Every named dimension of ``shapes`` gets a small distinct
-   size (``SIZES``: 3, 2, 4, 5 ... in the order the names first appear, the first 3 so that an
-   interior slice ``x[1:-1]`` keeps an element; an int in ``shapes`` stays),
-   every element of every array parameter becomes a real SymPy symbol (``X[0,1]``), and both
+1. **Symbolic, on one concrete shape.** Every named dimension of ``shapes`` (as the build resolved
+   it: a name the code fixes to a number is that number, names found equal are one) gets a small
+   distinct size (``SIZES``: 3, 2, 4, 5 ... in the order the names first appear, the first 3 so
+   that an interior slice ``x[1:-1]`` keeps an element; an int in ``shapes`` stays), every
+   element of every array parameter becomes a real SymPy symbol (``X[0,1]``), and both
    symgrad's generated gradient and ``df`` run on those symbolic arrays (``array_trace``), so each
    result element is a SymPy expression. Each element's difference symgrad − df goes through the
    scalar check's bounded simplification (``check._difference``); a float constant that is the
@@ -33,7 +34,8 @@ import sympy
 
 from .array_trace import elements, symbols_for, traced_generated
 from .errors import OutputShapeError
-from .program import tree_size
+from .program import real_symbol, tree_size
+from .shapes import ShapeError
 
 TRIALS = 5
 """Random sizes tried when ``points`` is None."""
@@ -80,6 +82,7 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
     defaults = f.__defaults__ or ()
     fixed = {name: value for name, value in zip(params[len(params) - len(defaults):], defaults)
              if name not in gradient.wrt}  # a hyperparameter keeps its default
+    shapes = _resolved(gradient, shapes)
     dims = []
     for dimensions in shapes.values():
         dims.extend(d for d in dimensions if isinstance(d, str) and d not in dims)
@@ -106,6 +109,24 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
                        rtol=rtol, raised=numeric["raised"], arrays=True,
                        sizes=symbolic["sizes"], elements=symbolic["elements"],
                        symbolic_note=symbolic["note"], precise_points=symbolic["evaluated"])
+
+
+def _resolved(gradient, shapes):
+    """``shapes`` with each size as the build resolved it: a name the code fixed to a number
+    (``x * WEIGHTS`` with a constant of 4 elements) is that number, and names the build found
+    equal are one name, so that every size drawn is one the gradient accepts."""
+    table = gradient.program.arrays.shapes
+    resolved = {}
+    for name, dims in shapes.items():
+        try:
+            shape = table.of(real_symbol(name))
+        except ShapeError:
+            shape = ()
+        if len(shape) != len(dims) or not all(d.is_Integer or d.is_Symbol for d in shape):
+            resolved[name] = tuple(dims)
+        else:
+            resolved[name] = tuple(int(d) if d.is_Integer else d.name for d in shape)
+    return resolved
 
 
 def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
@@ -151,7 +172,8 @@ def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
             if error > rtol and name not in differing:
                 differing.append(name)
             if error > worst["error"] or worst["point"] is None:
-                worst = dict(error=error, point=", ".join(f"{k}={v}" for k, v in sizes.items()),
+                at = ", ".join(f"{k}={v}" for k, v in sizes.items()) or "(the fixed sizes)"
+                worst = dict(error=error, point=at,
                              component=name, expected=a.tolist(), got=b.tolist())
     return dict(worst=worst, differing=differing, evaluated=evaluated, tried=tried,
                 raised=raised)
@@ -276,7 +298,7 @@ def array_lines(report, shown, most):
     """
     lines, names = [], report.names
     at = "" if report.sizes is None else " on the shape " + ", ".join(
-        f"{k}={v}" for k, v in report.sizes.items())
+        f"{k}={v}" for k, v in report.sizes.items()) if report.sizes else " at the fixed sizes"
     if report.verdict == "different":
         shown_names = [name for name in names if name in report.differing]
         for name in shown_names[:most]:

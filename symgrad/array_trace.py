@@ -2,8 +2,8 @@
 
 At one small concrete shape every element of every array parameter is a real SymPy symbol
 (``X[0,1]``), and a function written with NumPy (symgrad's generated gradient, or a hand-derived
-one, in-place updates, ``out=`` and item assignment included) runs on them unchanged: each result is an
-object array of SymPy expressions, one per element. ``SymbolicArray`` is that object array: NumPy
+one, in-place updates, ``out=`` and item assignment included) runs on them unchanged: each result is
+an object array of SymPy expressions, one per element. ``SymbolicArray`` is that object array: NumPy
 hands every ufunc and array function it meets to it (``__array_ufunc__``, ``__array_function__``),
 and it applies the SymPy function the rule table (``rules.RULES``) gives for the ufunc element by
 element (``np.exp`` → ``exp``, ``np.maximum`` → ``Max``, ``x.max()`` → ``Max`` of the elements);

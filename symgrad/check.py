@@ -204,7 +204,7 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
         return _check(f, df, wrt, points, rtol, seed, strategy)
 
 
-def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"):
+def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto", shapes=None):
     """Like ``check_grad``, for tests: raise ``AssertionError`` with the report when "different".
 
     Returns:
@@ -216,7 +216,7 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"
     """
     with public_entry():
         report = check_grad(f, df, wrt=wrt, points=points, rtol=rtol, seed=seed,
-                            strategy=strategy)
+                            strategy=strategy, shapes=shapes)
     if report.verdict == "different":
         raise AssertionError(str(report))
     return report

@@ -108,8 +108,8 @@ def constant_definitions(gf):
             raise OptionError(f"`{name}` is a constant array of dtype {value.dtype}: export "
                               "writes bool, int and float constants only")
         items = [_literal(v) for v in value.ravel().tolist()]
-        texts.append(_wrapped(f"{name} = np.array([", items,
-                              f"], dtype=np.{value.dtype.name})"
+        dtype = "bool_" if value.dtype.kind == "b" else value.dtype.name  # np.bool: NumPy >= 2
+        texts.append(_wrapped(f"{name} = np.array([", items, f"], dtype=np.{dtype})"
                               + (f".reshape({value.shape})" if value.ndim != 1 else "")))
     return texts
 

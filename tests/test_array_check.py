@@ -166,3 +166,30 @@ def test_nowhere_defined_is_undecided_not_equal():
                                 shapes={"x": ("n",)})
     assert report.verdict == "undecided" and report.basis is None and report.evaluated == 0
     assert "no random size gave finite values" in str(report)
+
+
+def test_assert_grad_takes_shapes():
+    shapes = workloads.SHAPES["A1"]
+    report = symgrad.assert_grad(workloads.least_squares, workloads.least_squares_grad,
+                                 wrt=("w", "b"), shapes=shapes)
+    assert report.basis == "symbolic"
+    with pytest.raises(AssertionError, match="dleast_squares_dw differs at"):
+        symgrad.assert_grad(workloads.least_squares, least_squares_missing_two, wrt=("w", "b"),
+                            shapes=shapes)
+
+
+WEIGHTS = np.array([0.5, 1.5, -2.0, 0.1])
+
+
+def weighted(x, v):  # x must have 4 elements (the constant), v as many as x
+    return np.sum(WEIGHTS * x ** 2 + np.tanh(v * x))
+
+
+def test_sizes_the_build_fixed_are_used_for_both_halves():
+    def by_hand(x, v):
+        t = 1.0 - np.tanh(v * x) ** 2
+        return 2.0 * WEIGHTS * x + v * t, x * t
+    report = symgrad.check_grad(weighted, by_hand, shapes={"x": ("n",), "v": ("m",)})
+    assert report.verdict == "equal" and report.basis == "symbolic", str(report)
+    assert report.sizes == {} and report.evaluated == 5  # n = m = 4: no size left to choose
+    assert all(sizes == () for sizes in report.points)

@@ -228,3 +228,26 @@ def test_latex_of_layout_without_matrix_notation_is_named_with_its_parameters():
         r"\operatorname{einsum}_{\text{i,ij->j}}\left(1, A\right) + 3 \operatorname{reshape}_{"
         r"\left( 4,\right)}\left(\left(\operatorname{reshape}_{\left( 2, \  2\right)}\left(x"
         r"\right)\right)^{2}\right)",)
+
+
+MASK = np.array([[True, False], [False, True]])
+SMALL = np.array([0.1, 0.2], dtype=np.float32)
+NONE = np.zeros((0, 2))
+
+
+def masked(x):
+    return np.sum(np.where(MASK, x, 0.0) * SMALL) + np.sum(NONE @ x[0])
+
+
+def test_export_writes_bool_float32_and_empty_constants_exactly(tmp_path):
+    gradient = symgrad.grad(masked, shapes={"x": (2, 2)})
+    symgrad.export(gradient, tmp_path / "masked.py")
+    text = (tmp_path / "masked.py").read_text()
+    namespace = {}
+    exec(compile(text, "masked.py", "exec"), namespace)  # noqa: S102 - a fresh namespace
+    for name, value in (("MASK", MASK), ("SMALL", SMALL), ("NONE", NONE)):  # all three read
+        assert namespace[name].dtype == value.dtype and namespace[name].shape == value.shape
+        np.testing.assert_array_equal(namespace[name], value)
+    assert "MASK = np.array([True, False, False, True], dtype=np.bool_).reshape((2, 2))" in text
+    x = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(namespace["grad_masked"](x), gradient(x))
