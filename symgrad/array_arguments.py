@@ -1,7 +1,7 @@
 """The arguments of a call of an array row, as the row's ``read`` sees them (``Arguments``)."""
 import sympy
 
-from . import array_ops
+from . import array_indexing
 from .shapes import show, size
 
 
@@ -121,4 +121,4 @@ class Arguments:
         walk(value, 0)
         if not flat:
             self.fail("an empty array is not supported", "give it elements")
-        return self.bind(array_ops.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")
+        return self.bind(array_indexing.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")

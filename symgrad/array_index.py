@@ -6,7 +6,7 @@ import ast
 import numpy as np
 import sympy
 
-from . import array_ops
+from . import array_indexing, array_ops
 from .array_arguments import is_condition
 
 
@@ -47,7 +47,7 @@ class IndexReader:
             spec.pop()
         value = base
         if spec:
-            value = self.node_value(array_ops.index(base, tuple(spec)), "item", node, frame)
+            value = self.node_value(array_indexing.index(base, tuple(spec)), "item", node, frame)
         if new_axes:
             value = self.node_value(array_ops.expand_dims(value, tuple(new_axes)), "expanded",
                                     node, frame)

@@ -5,7 +5,8 @@ import ast
 import sympy
 
 from .array_nodes import REQUIRED, ArrayRule, _call
-from .array_ops import broadcast_to, expand_dims, index, matmul, transpose
+from .array_indexing import index
+from .array_ops import broadcast_to, expand_dims, matmul, transpose
 from .shapes import ONE, ShapeError
 
 # --- joining ---------------------------------------------------------------------------------

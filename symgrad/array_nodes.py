@@ -1,7 +1,8 @@
 """The pieces every array row is made of: ``ArrayRule`` (a row), ``ArrayNode`` (an array primitive
 in a program, an opaque SymPy function), ``Static`` (its build-time parameters) and the printing
-helpers for sizes (``int_ast``, ``dims_ast``). The rows themselves are in ``array_ops`` (array
-nodes) and ``arrays`` (the table, with the spellings that need no node of their own).
+helpers for sizes (``int_ast``, ``dims_ast``). The rows themselves are in ``array_ops``,
+``array_indexing`` and ``array_linalg`` (array nodes) and ``arrays`` (the table, with the
+spellings that need no node of their own).
 """
 import ast
 from dataclasses import dataclass, field

@@ -17,10 +17,11 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
   (``array_arguments.Arguments``) checks the arguments: ``ctx.array(v)``, ``ctx.axes(v, rank)``,
   ``ctx.flag(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``, ``ctx.fail(message, hint)``;
-- for a row with a node of its own (its functions go in ``array_ops``): ``shape(node,
-  input_shapes, shapes)`` → the output shape (``node.params`` is the tuple given to ``make``);
-  ``vjp(node, g, i, ctx)`` → the contribution of the output cotangent ``g`` to input ``i``, exactly
-  that input's shape, built from the constructors of ``array_ops`` and SymPy (``ctx.out`` is the
+- for a row with a node of its own (its functions go in ``array_ops``, ``array_indexing`` or
+  ``array_linalg``): ``shape(node, input_shapes, shapes)`` → the output shape (``node.params``
+  is the tuple given to ``make``); ``vjp(node, g, i, ctx)`` → the contribution of the output
+  cotangent ``g`` to input ``i``, exactly that input's shape, built from the constructors of
+  ``array_ops`` and SymPy (``ctx.out`` is the
   node's value, ``ctx.shape(e)`` any shape, ``ctx.unbroadcast(e, shape)`` sums back); and
   ``numpy(printer, node)`` → the ``ast`` of its NumPy spelling (``printer.node(e)`` prints an input,
   ``array_nodes.dims_ast`` a shape).
@@ -34,10 +35,10 @@ import sympy
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
                            SLOGDET_SIGN)
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, EYE, INDEX,
-                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
-                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
-                        transpose)
+from .array_indexing import ARANGE, ARRAY_OF, EYE, INDEX, INDEX_ADJOINT, index
+from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD, RESHAPE,
+                        RESULT, SUM, TRANSPOSE, WHERE, broadcast_to, expand_dims, matmul, reduce_,
+                        reshape, transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",

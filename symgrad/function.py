@@ -1,9 +1,12 @@
-"""``GradientFunction``: a compiled derivative, callable like the primal (no SymPy here).
+"""``GradientFunction``: a compiled derivative, callable like the primal (no SymPy here), and
+``ArrayGradientFunction``, the derivative of array code, built per pattern of argument ranks.
 
 A gradient found in the disk cache (``symgrad.diskcache``) is one of these too, made from its stored
 source: its ``program`` (and so ``derivatives``) is rebuilt, importing SymPy, on first access.
 """
 import functools
+
+from .errors import OptionError
 
 
 class GradientFunction(functools.partial):
@@ -74,3 +77,46 @@ class GradientFunction(functools.partial):
 
     def __reduce__(self):
         raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
+
+
+class ArrayGradientFunction(GradientFunction):
+    """The derivative of array code: one build per pattern of argument ranks and size-1 axes.
+
+    Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
+    sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
+    those of the latest specialisation built (``source`` is None before the first; the others
+    raise ``OptionError`` then); ``specialisations.by_pattern`` maps each pattern (per parameter,
+    a size-1 flag per axis) to its ``GradientFunction``.
+
+    Args:
+        primal: the user's function.
+        kind: "grad", "value_and_grad" or "vjp".
+        build_one: callable(shapes dict, program or None) → the ``GradientFunction`` of one
+            pattern (``assemble.array_gradient`` makes it).
+    """
+
+    def __new__(cls, primal, kind, build_one):
+        from .specialise import Specialisations
+
+        state = Specialisations(primal, build_one)
+        self = functools.partial.__new__(cls, state)
+        self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
+        self.specialisations = state
+        return self
+
+    def _latest(self, attribute):
+        latest = self.specialisations.latest
+        if latest is None:
+            raise OptionError(f"the gradient of `{self.primal.__name__}` is built at its first "
+                              "call (array code without shapes=): call it once, or pass shapes=")
+        return getattr(latest, attribute)
+
+    source = property(lambda self: self._latest("source") if self.specialisations.latest
+                      else None)
+    program = property(lambda self: self._latest("program"))
+    wrt = property(lambda self: self._latest("wrt"))
+    function = property(lambda self: self._latest("function"))
+
+    def __repr__(self):
+        return f"<ArrayGradientFunction {self.kind} of {self.primal.__name__}, " \
+               f"{len(self.specialisations.by_pattern)} specialisation(s)>"
