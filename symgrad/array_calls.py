@@ -10,12 +10,37 @@ import sympy
 from . import arrays, rules
 from .array_arguments import Arguments
 from .fence import dotted
+from .program import Assignment, active_symbols
 from .resolve import _Py
-from .shapes import ShapeError
+from .shapes import ShapeError, is_dim
 
 
 class CallReader:
     """The call half of ``array_frontend.ArrayReader`` (a mixin)."""
+
+    stopping = 0  # > 0 while the argument of a stop_gradient(...) is read
+
+    def stopped(self, node, frame):
+        self.stopping += 1
+        try:
+            return super().stopped(node, frame)
+        finally:
+            self.stopping -= 1
+
+    def differentiable(self, expr):
+        """Whether ``expr`` depends on a parameter through a path no ``stop_gradient`` cuts."""
+        values = {a.target: a.expr for a in self.assignments if isinstance(a, Assignment)}
+        seen, stack = set(), list(active_symbols(expr))
+        while stack:
+            s = stack.pop()
+            if s in seen or is_dim(s):
+                continue
+            seen.add(s)
+            if s in values:
+                stack.extend(active_symbols(values[s]))
+            elif s.name not in self.constants and s not in self.constants:
+                return True  # a parameter
+        return False
 
     def call(self, node, frame, *more, **options):
         func = node.func
@@ -115,7 +140,7 @@ class CallReader:
                     self.fail(node, frame, f"`{spelling}` is missing its argument `{name}`",
                               "check the call")
                 bound[name] = default
-        context = Arguments(self, node, frame)
+        context = Arguments(self, node, frame, spelling)
         try:
             result = rule.read(context, **bound)
         except ShapeError as exc:

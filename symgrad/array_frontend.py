@@ -23,6 +23,7 @@ from .array_index import IndexReader
 from .fence import dotted
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
+from .rules import StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 
@@ -76,6 +77,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.provisional = []
         self.used_arrays = False
         self.bound_nodes = {}  # array node -> the symbol it is bound to
+        self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -181,6 +183,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.bound_nodes[expr] = symbol
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
+        if getattr(expr, "rule", None) is not None and expr.rule.integer:
+            self.integer_values.add(symbol)
         return symbol
 
     def node_value(self, expr, label, node, frame):
@@ -215,6 +219,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             for a in self.assignments[before:]:
                 if isinstance(a, Assignment):
                     self.dims.table[a.target] = self.shape_at(a.expr, node, frame)
+                    if isinstance(a.expr, StopGradient) and a.expr.args[0] in self.integer_values:
+                        self.integer_values.add(a.target)  # i = stop_gradient(np.argmax(x))
             if isinstance(value, sympy.Symbol) and is_dim(value):
                 self.dim_names.setdefault(self.dims.dim(value), name)
 
@@ -247,7 +253,9 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             return self.constant_array(obj, node, frame)
         return super().python(obj, node, frame)
 
-    def constant_array(self, obj, node, frame):
+    def constant_array(self, obj, node, frame, base=None):
+        """The symbol of a constant array (read from a module or closure, or made by the build:
+        ``base`` names it then)."""
         self.need_arrays()
         found = self.constant_symbols.get(id(obj))
         if found is not None and found[0] is obj:
@@ -255,7 +263,9 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         if obj.dtype.kind not in "biuf":
             self.fail(node, frame, f"a constant array of dtype {obj.dtype} is not supported",
                       "use float or int arrays")
-        base = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "constant")
+        if base is None:
+            base = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id",
+                                                                             "constant")
         symbol = real_symbol(fresh_name(base, self.names))
         self.constants[symbol.name] = np.array(obj)
         self.constant_symbols[id(obj)] = (obj, symbol)

@@ -1,9 +1,11 @@
 """Indexing and building arrays: subscripts (``x[1:]``, ``x[:, None]``, a gather ``E[INDEX]``
 through a constant int array, whose adjoint is a scatter-add), and the constructors of arrays
-(``np.array`` of numbers, ``np.arange``, ``np.eye``), rows like those of ``array_ops``.
+(``np.array`` of numbers, ``np.arange``, ``np.eye``, the index arrays ``np.triu_indices`` and
+``np.tril_indices``), rows like those of ``array_ops``.
 """
 import ast
 
+import numpy as np
 import sympy
 
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
@@ -38,45 +40,69 @@ def slice_length(d, start, stop, step):
                                       / (-step)))
 
 
+def _advanced(spec):
+    """The positions of NumPy's advanced indices in ``spec``: the index arrays, and the ints with
+    them (an int beside an index array is broadcast with it); none without an index array."""
+    if not any(item[0] == "array" for item in spec):
+        return []
+    return [k for k, item in enumerate(spec) if item[0] in ("array", "int", "at")]
+
+
 def _index_shape(node, shapes, _):
-    shape = list(shapes[0])
-    out, axis = [], 0
-    for item in node.params:
-        if item[0] == "int":
-            axis += 1
-        elif item[0] == "slice":
+    """NumPy's rule: an int (or a call-time index ``("at", i)``) drops its axis, a slice keeps it
+    shortened; the index arrays (all of one shape) put their shape where they stand when they are
+    next to each other, else first."""
+    shape, spec = list(shapes[0]), node.params
+    advanced = _advanced(spec)
+    together = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+    indexed = next((tuple(sympy.sympify(k) for k in item[2]) for item in spec
+                    if item[0] == "array"), ())
+    out = []
+    for axis, item in enumerate(spec):
+        if item[0] == "slice":
             out.append(slice_length(shape[axis], *item[1:]))
-            axis += 1
-        else:  # ("array", name, shape, values)
-            out.extend(sympy.Integer(k) for k in item[2])
-            axis += 1
-    return tuple(out) + tuple(shape[axis:])
+        elif axis in advanced and axis == advanced[0] and together:
+            out.extend(indexed)
+    if not together:
+        out = list(indexed) + out
+    return tuple(out) + tuple(shape[len(spec):])
 
 
 def _index_vjp(node, g, i, ctx):
     return INDEX_ADJOINT.make(g, params=(tuple(ctx.shape(node.inputs[0])), (node.params,)))
 
 
-def index_item_ast(item):
+def index_item_ast(item, call=False):
+    """One entry of an index spec as the ``ast`` of a subscript item (``call``: as an argument,
+    where a slice is written ``slice(a, b, c)``)."""
     kind = item[0]
     if kind == "int":
         return ast.Constant(item[1]) if item[1] >= 0 else ast.UnaryOp(ast.USub(),
                                                                      ast.Constant(-item[1]))
+    if kind == "at":
+        return ast.Name(item[1].name, ast.Load())
     if kind == "slice":
         def bound(v):
             if v is None:
-                return None
+                return ast.Constant(None) if call else None
             if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
                 return int_ast(v)
             return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+        if call:
+            bounds = list(item[1:])
+            while len(bounds) > 1 and bounds[-1] is None:
+                bounds.pop()
+            return ast.Call(ast.Name("slice", ast.Load()), [bound(v) for v in bounds], [])
         return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
+    if isinstance(item[1], sympy.Symbol):  # an index array computed by the code
+        return ast.Name(item[1].name, ast.Load())
     if item[1] is not None:
         return ast.Name(item[1], ast.Load())
     return ast.parse(repr(list(item[3]))).body[0].value
 
 
-def spec_ast(spec):
-    items = [index_item_ast(item) for item in spec]
+def spec_ast(spec, call=False):
+    items = [index_item_ast(item, call) for item in spec]
     return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
 
 
@@ -105,7 +131,8 @@ def index_adjoint_statements(printer, target, node):
         value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
         if any(item[0] == "array" for item in spec):
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
-                                          [ast.Name(target, ast.Load()), spec_ast(spec), value],
+                                          [ast.Name(target, ast.Load()), spec_ast(spec, True),
+                                           value],
                                           [])))
         else:
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
@@ -203,6 +230,42 @@ def _eye_print(printer, node):
     return _call(printer, "np.eye", args)
 
 
+def _read_tri(upper):
+    """``np.triu_indices(n, k)`` / ``np.tril_indices(n, k)``: the two index arrays of a triangle.
+    A size known at build time gives constant arrays; a call-time size (``len(x)``) two arrays
+    the generated code computes, for ``k`` in 0, 1 (upper) or 0, -1 (lower)."""
+    spelling = "np.triu_indices" if upper else "np.tril_indices"
+
+    def read(ctx, n, k=0, m=None):
+        size = ctx.new_shape(n, None)[0]
+        columns = None if m is None else ctx.new_shape(m, None)[0]
+        offset = ctx.integer(k)
+        if size.is_Integer and (columns is None or columns.is_Integer):
+            made = (np.triu_indices if upper else np.tril_indices)(
+                int(size), offset, None if columns is None else int(columns))
+            return tuple(ctx.constant(a, name) for a, name in zip(made, ("rows", "columns")))
+        if columns is not None or offset not in ((0, 1) if upper else (0, -1)):
+            ctx.fail(f"{spelling} of a size known only when called takes k = "
+                     f"{'0 or 1' if upper else '0 or -1'} and no m",
+                     "give the size as an int, or use the diagonal offsets 0 and "
+                     f"{'1' if upper else '-1'}")
+        return tuple(ctx.bind(TRI_INDICES.make(params=(size, abs(offset), upper, which)), name)
+                     for which, name in enumerate(("rows", "columns")))
+    return read
+
+
+def _tri_shape(node, shapes, _):
+    size, offset, _upper, _which = node.params
+    return ((size - offset) * (size - offset + 1) / 2,)
+
+
+def _tri_print(printer, node):
+    size, offset, upper, which = node.params
+    args = [int_ast(size)] + ([ast.Constant(offset if upper else -offset)] if offset else [])
+    call = _call(printer, "np.triu_indices" if upper else "np.tril_indices", args)
+    return ast.Subscript(call, ast.Constant(which), ast.Load())
+
+
 # --- the rows ------------------------------------------------------------------------------------
 INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
                   label="item")
@@ -220,3 +283,9 @@ EYE = ArrayRule("eye", ("numpy.eye", "numpy.identity"), (), (("N", REQUIRED), ("
                                                              ("k", 0), ("dtype", None)),
                 read=_read_eye, shape=lambda node, shapes, dims: tuple(node.params),
                 numpy=_eye_print, label="identity")
+TRI_INDICES = ArrayRule("tri_indices", (), (), (), shape=_tri_shape, numpy=_tri_print,
+                        label="rows", integer=True)
+TRIU_INDICES = ArrayRule("triu_indices", ("numpy.triu_indices",), (),
+                         (("n", REQUIRED), ("k", 0), ("m", None)), read=_read_tri(True))
+TRIL_INDICES = ArrayRule("tril_indices", ("numpy.tril_indices",), (),
+                         (("n", REQUIRED), ("k", 0), ("m", None)), read=_read_tri(False))

@@ -56,7 +56,7 @@ def keep(g, axes, keepdims):
 
 
 # --- reductions ---------------------------------------------------------------------------------
-def _reduced_shape(node, shapes, _):
+def reduced_shape(node, shapes, _):
     axes, keepdims, _rank = node.params
     (shape,) = shapes
     if keepdims:
@@ -296,16 +296,16 @@ def _float(value):
 # --- the rows ------------------------------------------------------------------------------------
 _AXIS = (("a", REQUIRED), ("axis", None), ("keepdims", False))
 SUM = ArrayRule("sum", ("numpy.sum",), ("sum",), _AXIS, read=_read_reduction(lambda: SUM),
-                shape=_reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
+                shape=reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
                 label="total")
 MAX = ArrayRule("max", ("numpy.max", "numpy.amax"), ("max",), _AXIS,
-                read=_read_reduction(lambda: MAX), shape=_reduced_shape, vjp=_extremum_vjp,
+                read=_read_reduction(lambda: MAX), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.max"), label="largest")
 MIN = ArrayRule("min", ("numpy.min", "numpy.amin"), ("min",), _AXIS,
-                read=_read_reduction(lambda: MIN), shape=_reduced_shape, vjp=_extremum_vjp,
+                read=_read_reduction(lambda: MIN), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.min"), label="smallest")
 PROD = ArrayRule("prod", ("numpy.prod",), ("prod",), _AXIS, read=_read_reduction(lambda: PROD),
-                 shape=_reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
+                 shape=reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
                  label="product")
 MATMUL = ArrayRule("matmul", ("numpy.matmul", "numpy.dot"), ("dot",), (("a", REQUIRED),
                                                                        ("b", REQUIRED)),
