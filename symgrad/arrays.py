@@ -8,25 +8,31 @@ build-time parameters (axes, keepdims, an index), each bound to an assignment of
 
 How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` giving:
 
-- ``python``: the dotted names of the callables it stands for (``"numpy.cumsum"``); ``methods``:
-  the ``ndarray`` method names (``"cumsum"``); TensorFlow / ``jax.numpy`` spellings of the same
+- ``python``: the dotted names of the callables it stands for (``"numpy.cumsum"``; a name under
+  ``scipy.`` is looked up once the user's code has imported its module); ``methods``: the
+  ``ndarray`` method names (``"cumsum"``); TensorFlow / ``jax.numpy`` spellings of the same
   function go in ``SPELLINGS`` below;
 - ``signature``: the call's parameters, ``(name, default)`` pairs (``REQUIRED`` for none);
 - ``read(ctx, **arguments)``: the value of the call, either an elementwise SymPy expression (then
-  that is the whole row: ``np.clip`` is ``Min(Max(x, lo), hi)``) or an array node
-  (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
+  that is the whole row: ``np.clip`` is ``Min(Max(x, lo), hi)``), a tuple of values, or an array
+  node (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
   (``array_arguments.Arguments``) checks the arguments: ``ctx.array(v)``, ``ctx.axes(v, rank)``,
-  ``ctx.flag(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``, ``ctx.fail(message, hint)``;
-- for a row with a node of its own (its functions go in ``array_ops``, ``array_indexing`` or
-  ``array_linalg``): ``shape(node, input_shapes, shapes)`` → the output shape (``node.params``
-  is the tuple given to ``make``); ``vjp(node, g, i, ctx)`` → the contribution of the output
-  cotangent ``g`` to input ``i``, exactly that input's shape, built from the constructors of
-  ``array_ops`` and SymPy (``ctx.out`` is the
-  node's value, ``ctx.shape(e)`` any shape, ``ctx.unbroadcast(e, shape)`` sums back); and
-  ``numpy(printer, node)`` → the ``ast`` of its NumPy spelling (``printer.node(e)`` prints an input,
-  ``array_nodes.dims_ast`` a shape).
+  ``ctx.flag(v)``, ``ctx.integer(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``,
+  ``ctx.fail(message, hint)``; ``ctx.bind(node, label)`` names a node, ``ctx.constant(array,
+  name)`` a constant made at build time; a function with no derivative reads its input with
+  ``ctx.value_only(v)`` (refused where a gradient flows through it, see ``array_values``);
+- for a row with a node of its own (its functions go in ``array_ops``, ``array_indexing``,
+  ``array_linalg`` or ``array_values``): ``shape(node, input_shapes, shapes)`` → the output shape
+  (``node.params`` is the tuple given to ``make``); ``vjp(node, g, i, ctx)`` → the contribution
+  of the output cotangent ``g`` to input ``i``, exactly that input's shape, built from the
+  constructors of ``array_ops`` and SymPy (``ctx.out`` is the node's value, ``ctx.shape(e)`` any
+  shape, ``ctx.unbroadcast(e, shape)`` sums back); ``numpy(printer, node)`` → the ``ast`` of its
+  NumPy spelling (``printer.node(e)`` prints an input, ``array_nodes.dims_ast`` a shape);
+  ``label``, the name its value gets in the generated code; ``integer=True`` for a node whose
+  value is an index (``np.argmax``), which may then index an array.
 
-``tests/test_arrays.py`` checks the rows against finite differences.
+``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
+differences.
 """
 import importlib
 

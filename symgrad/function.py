@@ -33,6 +33,8 @@ class GradientFunction(functools.partial):
 
     def __new__(cls, function, *, primal, source, wrt, program, kind, backend, origin=None,
                 rebuild=None):
+        if cls is GradientFunction and backend == "math":
+            cls = _FirstCallChecked  # float code: its first call checks for arrays
         self = super().__new__(cls, function)
         self.primal, self.source, self.wrt, self._program, self.kind = (
             primal, source, wrt, program, kind)
@@ -77,6 +79,41 @@ class GradientFunction(functools.partial):
 
     def __reduce__(self):
         raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
+
+
+class _FirstCallChecked(GradientFunction):
+    """A gradient of scalar code (backend "math") before its first call.
+
+    Scalar code is float code. Its first call checks that no argument is an array (a value with
+    a non-empty ``shape``) and then makes the object a plain ``GradientFunction`` (calls straight
+    to the generated code: a check on every call would cost as much as a small gradient). An
+    array there is refused as ``jax.grad`` refuses a non-scalar output: the elementwise result
+    the float code would give is not the gradient of a number.
+    """
+
+    def __call__(self, *args, **kwargs):
+        code = self.func.__code__
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for name, value in list(zip(names, args)) + list(kwargs.items()):
+            if _rank(value):
+                raise OptionError(
+                    f"`{self.func.__name__}` was built from scalar code (no array construct in "
+                    f"`{getattr(self.primal, '__name__', '?')}`, no shapes=), so it takes numbers; "
+                    f"`{name}` is an array of shape {tuple(value.shape)}. To differentiate it as "
+                    f"array code pass shapes= (shapes={{{name!r}: ('n',)}}): then symgrad.grad "
+                    "needs a function returning one number, as jax.grad does, and symgrad.vjp "
+                    "gives the elementwise derivative; or build with backend=\"numpy\" to "
+                    "evaluate this scalar gradient element by element")
+        self.__class__ = GradientFunction
+        return self.func(*args, **kwargs)
+
+
+def _rank(value):
+    """The number of axes of an array argument (0 for a number, a NumPy scalar, a 0-d array)."""
+    try:
+        return len(getattr(value, "shape", ()))
+    except TypeError:  # a class passed as a value: its ``shape`` is a descriptor
+        return 0
 
 
 class ArrayGradientFunction(GradientFunction):

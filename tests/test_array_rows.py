@@ -443,3 +443,40 @@ def test_index_arrays_beside_slices():
     # T[0, :, idx]: the int and the index array are split by a slice, so NumPy puts the index
     # axis first (shape (4, 3)): the weights [1, 2, 3, 4] go along it
     check(split_advanced, lambda n: (RNG.uniform(-1.0, 1.0, (2, n, 3)),), ("T",))
+
+
+# --- scalar code called with arrays ----------------------------------------------------------
+def squared(x):
+    return x ** 2
+
+
+def scaled(x, y):
+    return x * y + 1.0
+
+
+def test_scalar_code_called_with_an_array_is_refused_on_its_first_call():
+    g = symgrad.grad(squared)
+    with pytest.raises(symgrad.OptionError) as info:
+        g(np.array([1.0, 2.0]))
+    message = str(info.value)
+    assert "`x` is an array of shape (2,)" in message and "shapes={'x': ('n',)}" in message
+    assert "jax.grad" in message and "symgrad.vjp" in message
+    assert g(3.0) == 6.0 and type(g) is symgrad.GradientFunction  # numbers: the plain path
+    # a NumPy scalar, a 0-d array, an int are numbers
+    assert symgrad.grad(scaled)(np.float64(2.0), np.array(3.0)) == (3.0, 2.0)
+    with pytest.raises(symgrad.OptionError, match="`y` is an array of shape"):
+        symgrad.grad(shifted)(2.0, y=np.ones((2, 2)))
+
+
+def shifted(x, y):
+    return x * y - 1.0
+
+
+def test_scalar_code_as_array_code_with_shapes():
+    with pytest.raises(symgrad.OutputShapeError, match="returns an array of shape"):
+        symgrad.grad(squared, shapes={"x": ("n",)})
+    v = symgrad.vjp(squared, shapes={"x": ("n",)})
+    x = np.array([1.0, -2.0, 0.5])
+    assert np.array_equal(v(x, np.ones(3)), 2.0 * x)  # the elementwise derivative
+    # backend="numpy" evaluates the scalar gradient element by element, as documented
+    assert np.array_equal(symgrad.grad(squared, backend="numpy")(x), 2.0 * x)
