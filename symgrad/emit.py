@@ -29,6 +29,7 @@ from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 LINE_WIDTH = 100
@@ -379,10 +380,13 @@ def _factored(expr):
 
 
 def _lower(expr, backend):
-    """Replace functions the backend cannot print by their ``rules`` lowering."""
+    """Replace functions the backend cannot print by their ``rules`` lowering, and each
+    ``AsWritten`` by its written form (the primal's float: ``written.py``)."""
     def walk(node):
         if node.is_Atom:
             return node
+        if isinstance(node, AsWritten):
+            return walk(node.written)
         args = [walk(a) for a in node.args]
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
