@@ -45,7 +45,7 @@ _REFLECTED = {ast.Sub: "np.subtract", ast.Div: "np.divide", ast.Pow: "np.power"}
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
-def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=()):
+def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(), results=()):
     """The printed body ``body`` of an array gradient rewritten to work in place (module text).
 
     Args:
@@ -57,6 +57,8 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         constants: name -> NumPy array, the constant arrays the code reads.
         inlinable: names the code invented (step 1 may remove them).
         derivative: names of derivative lines (step 3 may apply their products factor by factor).
+        results: the names returned: a fresh operand is not rebuilt in place for these (they have
+            their parameters' shapes, and read best as one line: ``2.0 * (X.T @ r) / n``).
 
     Returns:
         A new list of statements.
@@ -66,8 +68,8 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         return list(body)
     low = set(floats) | set(dims) | {name for name, value in constants.items()
                                      if _low_dtype(numpy.asarray(value).dtype)}
-    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative))
-    body = _inline([copy.deepcopy(s) for s in body], set(inlinable))
+    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results))
+    body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
     return state.run(body)
 
@@ -153,7 +155,7 @@ def _ufunc(call):
 
 
 # --- 1. inlining ------------------------------------------------------------------------------
-def _inline(body, inlinable):
+def _inline(body, inlinable, shapes):
     changed = True
     while changed:
         changed = False
@@ -171,6 +173,8 @@ def _inline(body, inlinable):
             if not all(_plain(s) for s in body[i + 1:j + 1]) or not _on_spine(body[j].value,
                                                                                name):
                 continue
+            if name in shapes:  # what the program knows of the value goes with it
+                stmt.value.symgrad_shape = shapes[name]
             body[j] = _Substitute(name, stmt.value).visit(body[j])
             del body[i]
             changed = True
@@ -224,14 +228,14 @@ def _stores(body):
 class _State:
     """What is known of each name while the body is walked in order."""
 
-    def __init__(self, shapes, scalars, floats, low, derivative):
+    def __init__(self, shapes, scalars, floats, low, derivative, results):
         self.shapes = dict(shapes)
         self.shapes.update(scalars)
         for name in floats:
             self.shapes.setdefault(name, ())
         self.floats = set(floats)  # names holding a float64 array (rank >= 1) or a float64 value
         self.low = set(low)  # names of dtype bool, an integer or float64
-        self.derivative = derivative
+        self.derivative, self.results = derivative, results
         self.buffer = {}  # name -> the set of buffers (names that allocated) it may share memory with
         self.fresh = set()  # names that allocated their buffer
 
@@ -257,10 +261,12 @@ class _State:
                 self.shapes[target] = shape
             plan = None
             if shape:
-                plan, moved = self.plan(stmt.value, shape, body, i, hoisted)
+                plan, moved = self.plan(stmt.value, shape, body, i, hoisted, target)
                 if moved:  # readers of the buffer go first; come back to this line after them
                     body[i:i] = moved
                     continue
+            if plan is None:  # the line as printed, its elementwise parts in dead buffers
+                out.extend(self.inner(stmt, body, i, target))
             self.record(target, stmt.value)
             if plan is None:
                 out.append(stmt)
@@ -288,6 +294,8 @@ class _State:
 
     def shape(self, node):
         """The static shape of a printed expression, or None when not known here."""
+        if hasattr(node, "symgrad_shape"):
+            return node.symgrad_shape
         if isinstance(node, ast.Name):
             return self.shapes.get(node.id)
         if isinstance(node, ast.Constant):
@@ -396,7 +404,7 @@ class _State:
                    if isinstance(n, ast.Name) and id(n) not in called)
 
     # the plan of one line
-    def plan(self, value, shape, body, i, hoisted):
+    def plan(self, value, shape, body, i, hoisted, target=None):
         """``(plan, moved)``: how to compute ``value`` in place (None: as printed), or the later
         lines to move before line ``i`` first (the last readers of a buffer it could reuse)."""
         candidates = list(self.spines(value, shape, []))
@@ -412,9 +420,10 @@ class _State:
             if moved:
                 return None, moved
         for leaf, path in candidates:
-            if isinstance(leaf, ast.Name) or not path:
+            if isinstance(leaf, ast.Name) or not path or target in self.results:
                 continue
-            if any(isinstance(node, ast.Call) for node, _ in path) and self.valid(leaf, path):
+            worth = len(path) > 1 or isinstance(path[0][0], ast.Call)  # else NumPy elides it
+            if worth and self.valid(leaf, path):
                 return (leaf, path), []
         return None, []
 
@@ -497,9 +506,46 @@ class _State:
         hoisted.update(id(s) for s in moved)
         return moved
 
-    def emit(self, target, plan):
-        """The statements computing ``target`` in place along ``plan``."""
+    def inner(self, stmt, body, i, line):
+        """The statements computing, in a buffer that dies at this line, each elementwise part
+        of ``stmt`` under something else (``(_dz * _t1).sum(axis=0)``: ``_t1 *= _dz`` first); the
+        part is replaced by the buffer's name in ``stmt``. Only when nothing else in the line
+        reads the buffer."""
+        before = []
+
+        def visit(node, under_elementwise):
+            operands = self.operands(node)
+            shape = self.shape(node) if operands is not None and not under_elementwise else None
+            if shape and node is not stmt.value:
+                for leaf, path in self.spines(node, shape, []):
+                    if not isinstance(leaf, ast.Name) or not self.valid(leaf, path):
+                        continue
+                    if any(self.shares(s, leaf.id) for s in body[i + 1:]):
+                        continue
+                    outside = _reads(stmt.value)
+                    for name in _reads(node):
+                        outside.remove(name)
+                    if any(self.buffer.get(n, set()) & self.buffer.get(leaf.id, set())
+                           for n in outside):
+                        continue
+                    before.extend(self.emit(leaf.id, (leaf, path), line))
+                    return _name(leaf.id)
+            for field, value in ast.iter_fields(node):
+                if isinstance(value, ast.expr):
+                    setattr(node, field, visit(value, operands is not None))
+                elif isinstance(value, list):
+                    setattr(node, field, [visit(v, operands is not None)
+                                          if isinstance(v, ast.expr) else v for v in value])
+            return node
+
+        stmt.value = visit(stmt.value, False)
+        return before
+
+    def emit(self, target, plan, line=None):
+        """The statements computing ``target`` in place along ``plan`` (in the line of ``line``,
+        by default ``target``'s)."""
         leaf, path = plan
+        line = target if line is None else line
         lines = []
         if not (isinstance(leaf, ast.Name) and leaf.id == target):
             lines.append(ast.Assign([_name(target, True)], leaf, lineno=None))
@@ -508,7 +554,7 @@ class _State:
             if isinstance(node, ast.BinOp):
                 other = node.right if k == 0 else node.left
                 # split into steps only what does not read the buffer (it changes in between)
-                split = target in self.derivative and not any(
+                split = line in self.derivative and not any(
                     self.buffer.get(n, set()) & buffers for n in _reads(other))
                 if k == 0 or isinstance(node.op, _COMMUTATIVE):
                     lines.extend(self.augmented(target, node.op, other, split))

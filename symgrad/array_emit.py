@@ -94,4 +94,4 @@ def in_place(program, body, prelude, results, stops, invented):
     keep = set(results) | set(stops) | set(program.param_names)
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
-                         derivative=adjoints | set(results))
+                         derivative=adjoints | set(results), results=results)
