@@ -23,7 +23,7 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, size_lines
+from .array_emit import expand_statements, in_place, size_lines
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
@@ -61,6 +61,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
+    given = set(names)
     printer = Printer(backend)
     results, values = {}, {}
     for index in used:
@@ -97,6 +98,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
+        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
+            invented = names - given - set(results.values())
+            body = in_place(program, body, prelude, set(results.values()), stops, invented)
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]
@@ -455,6 +459,7 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
+    adjoints = getattr(program, "adjoint_names", ())
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
     for a in _live(program):
         if isinstance(a, Check):
@@ -462,6 +467,8 @@ def _entries(program, backend, names, results):
                                       a.exception, a.message), None))
             continue
         expr = _lower(a.expr, backend)
+        if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
+            expr = _factored(expr)
         lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
                       a.written))
         if a.written is not None:
