@@ -38,8 +38,7 @@ def test_latex_writes_hadamard_products_reductions_by_axis_and_elementwise_fract
            r"_{[:, \text{None}]}" in db1
     logistic = symgrad.grad(workloads.logistic, wrt="w", shapes=workloads.SHAPES["A2"])
     assert symgrad.latex(logistic) == (
-        r"0.02 w - \frac{X^{T} \left(\frac{y \odot e^{- y \odot X w}}{1 + e^{- y \odot X w}}"
-        r"\right)}{n}",)
+        r"0.02 w - \frac{X^{T} \left(\frac{y}{e^{y \odot X w} + 1}\right)}{n}",)
 
 
 def test_latex_of_slices_and_their_scatter_add():
@@ -251,3 +250,13 @@ def test_export_writes_bool_float32_and_empty_constants_exactly(tmp_path):
     assert "MASK = np.array([True, False, False, True], dtype=np.bool_).reshape((2, 2))" in text
     x = np.arange(4.0).reshape(2, 2)
     np.testing.assert_array_equal(namespace["grad_masked"](x), gradient(x))
+
+
+def ratio(x, y, z, w):
+    return np.sum(x * y * z / w)
+
+
+def test_latex_of_an_elementwise_fraction_of_products():
+    gradient = symgrad.grad(ratio, wrt=("x", "w"), shapes=dict.fromkeys("xyzw", ("n",)))
+    assert symgrad.latex(gradient) == (r"\frac{y \odot z}{w}",
+                                       r"- \frac{x \odot y \odot z}{w^{2}}")
