@@ -480,3 +480,13 @@ def test_scalar_code_as_array_code_with_shapes():
     assert np.array_equal(v(x, np.ones(3)), 2.0 * x)  # the elementwise derivative
     # backend="numpy" evaluates the scalar gradient element by element, as documented
     assert np.array_equal(symgrad.grad(squared, backend="numpy")(x), 2.0 * x)
+
+
+def shifted_index(x):
+    return x[np.argmax(stop_gradient(x)) - 1]
+
+
+def test_arithmetic_on_a_computed_index_is_refused():
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="arithmetic on it") as info:
+        symgrad.grad(shifted_index, shapes={"x": ("n",)})
+    assert info.value.lineno == shifted_index.__code__.co_firstlineno + 1
