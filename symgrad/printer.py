@@ -15,6 +15,7 @@ from sympy import S
 from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
+from .written import AsWritten
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
                     Written, rule_for_class, written_spelling)
 
@@ -130,6 +131,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
+        if isinstance(e, AsWritten):  # the primal's float (emit replaces these first)
+            return self.node(e.written)
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             return e.rule.numpy(self, e)
         if isinstance(e, Written):

@@ -396,12 +396,34 @@ class Undefined(Function):
         return self
 
 
-class NotComputable(Exception):
-    """Raised by ``fold`` when Python raises (or gives inf, nan or a complex) on the constants."""
+class ComplexPower(Undefined):
+    """A power Python computes as a complex number: ``ComplexPower(1, base, exponent)`` stands for
+    ``base ** exponent`` with a negative constant base and a fractional constant exponent
+    (``math.log10(0.5) ** 0.3``) or a varying one (``(-4) ** y``, complex wherever ``y`` is not
+    whole, with no real derivative anywhere). symgrad differentiates real values, so it is read
+    as undefined (docs/conventions.md, "Complex powers"): a live value computed on every call is
+    refused at build time (``frontend``), a dead one is dropped, and one on a path that may not
+    run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with ``numpy``), as
+    ``math.pow`` raises where ``**`` gives a complex number."""
 
-    def __init__(self, kind):
+    nargs = 3
+
+
+def complex_power(base, exponent):
+    """Whether ``base ** exponent`` (SymPy numbers or expressions) is a power Python computes as a
+    complex number at every point where the exponent is not whole: a negative number base with
+    a non-integer constant exponent or a varying one."""
+    return base.is_number and not base.has(Undefined) and base.is_negative is True and not (
+        exponent.is_Number and exponent.is_integer)
+
+
+class NotComputable(Exception):
+    """Raised by ``fold`` when Python raises (or gives inf, nan or a complex) on the constants;
+    ``complex`` is True for a complex value (the primal does not raise there)."""
+
+    def __init__(self, kind, complex=False):  # noqa: A002 - the field's word
         super().__init__(kind)
-        self.kind = kind
+        self.kind, self.complex = kind, complex
 
 
 class Literal(sympy.AtomicExpr):
@@ -497,7 +519,8 @@ def fold(python, build, args):
         value = value.item()  # a NumPy scalar
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             isinstance(value, float) and not math.isfinite(value)):
-        raise NotComputable(1 if isinstance(value, complex) or value != value else 2)
+        raise NotComputable(1 if isinstance(value, complex) or value != value else 2,
+                            complex=isinstance(value, complex))
     try:
         exact = build(*args)
         if isinstance(exact, sympy.Expr) and exact.is_number and not exact.has(
@@ -540,6 +563,21 @@ def _mod_partial(expr, i):
 def _sign_lower(d):
     d = Value(d)
     return Piecewise((1, d > 0), (-1, d < 0), (0, True))
+
+
+_NOT_REAL = (sympy.re, sympy.im, sympy.conjugate)
+
+
+def real_abs(arg):
+    """``abs(arg)`` as SymPy, for a real ``arg``: SymPy's ``Abs`` writes ``re``/``im`` where it
+    cannot prove its argument real (``Abs(0.5**atanh(x))`` is ``0.5**re(atanh(x))``), but every
+    value the primal computes is real (``math.atanh`` raises outside (-1, 1)), so ``re(z)`` is
+    ``z``, ``im(z)`` is 0 and ``conjugate(z)`` is ``z``."""
+    value = sympy.Abs(arg)
+    if not value.has(*_NOT_REAL):
+        return value
+    return value.replace(lambda n: isinstance(n, _NOT_REAL),
+                         lambda n: S.Zero if isinstance(n, sympy.im) else n.args[0])
 
 
 def power(base, exponent):
@@ -594,7 +632,7 @@ class Rule:
 RULES = (
     # --- arithmetic spelled as calls ---------------------------------------------------------
     Rule(("abs", "math.fabs", "numpy.abs", "numpy.absolute", "numpy.fabs"), sympy.Abs,
-         math="abs", numpy="np.abs"),
+         build=real_abs, math="abs", numpy="np.abs"),
     Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
          nargs=(2,)),
     Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
