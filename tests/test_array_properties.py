@@ -51,13 +51,17 @@ def directional(f, gf, X, v, rng, h=1e-6):
     return abs(exact - numeric) / max(1.0, abs(exact))
 
 
+def program_module(body, name):
+    """A module file holding ``def f(X, v): return <body>`` (importing what the body calls)."""
+    header = "import numpy as np\nimport scipy.special\n" if "scipy" in body else \
+        "import numpy as np\n"
+    return load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n    return {body}\n", name)
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.integers(0, 2 ** 32 - 1))
 def test_random_array_programs_against_central_differences(body, seed):
-    header = "import numpy as np\nimport scipy.special\n" if "scipy" in body else \
-        "import numpy as np\n"
-    module = load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n    return {body}\n",
-                         "array_prop")
+    module = program_module(body, "array_prop")
     gf = symgrad.grad(module.f, wrt=("X", "v"))
     rng = np.random.default_rng(seed)
     for n in (3, 5):
@@ -74,8 +78,7 @@ def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, s
     """The generated code updates buffers in place (array_buffers): it never writes into an
     argument (the same array passed twice included), never returns an argument's memory, the
     value is the primal's, and a second call gives the same numbers."""
-    module = load_module(DIRECTORY, f"import numpy as np\n\n\ndef f(X, v):\n    return {body}\n",
-                         "array_prop_vg")
+    module = program_module(body, "array_prop_vg")
     vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
     rng = np.random.default_rng(seed)
     X, v = rng.uniform(-1.0, 1.0, (5, 4)), rng.uniform(-1.0, 1.0, 4)
