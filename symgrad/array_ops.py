@@ -7,7 +7,9 @@ import ast
 
 import sympy
 
+from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast, int_ast
+from .program import fresh_name
 from .shapes import ONE, ShapeError, is_dim
 
 # --- node constructors (used by rows, the frontend and the adjoint pass) ---------------------
@@ -336,17 +338,26 @@ def _index_adjoint_print(printer, node):
     """A marker ``emit`` expands into ``z = np.zeros(shape)`` and one ``z[index] += g`` per piece
     (``np.add.at`` with an index array, so repeated indices accumulate) before the line using it."""
     marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
-    marker.symgrad_statements = lambda target: index_adjoint_statements(printer, target, node)
+    marker.symgrad_statements = lambda target, names: index_adjoint_statements(printer, target, node,
+                                                                               names)
     return marker
 
 
-def index_adjoint_statements(printer, target, node):
-    """The statements computing an index adjoint node into the name ``target``."""
+def index_adjoint_statements(printer, target, node, names):
+    """The statements computing an index adjoint node into the name ``target`` (a fresh name from
+    ``names`` for the first piece when it is not a name already). The buffer is
+    ``np.zeros_like(first piece, shape=...)``: an array of the pieces' library (a lazy Dask array
+    for Dask pieces, which ``z[1:] += g`` then updates lazily) and dtype."""
     shape, specs = node.params
-    body = [ast.Assign([ast.Name(target, ast.Store())], _call(printer, "np.zeros",
-                                                             [dims_ast(shape)]), lineno=None)]
-    for g, spec in zip(node.inputs, specs):
-        value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
+    values = [printer.node(_unstretched(g)) for g in node.inputs]  # `+=`, np.add.at broadcast
+    body = []
+    if not isinstance(values[0], (ast.Name, ast.Constant)):
+        piece = fresh_name(f"_{target}_piece", names)
+        body.append(ast.Assign([ast.Name(piece, ast.Store())], values[0], lineno=None))
+        values[0] = ast.Name(piece, ast.Load())
+    body.append(ast.Assign([ast.Name(target, ast.Store())], _call(
+        printer, "np.zeros_like", [values[0]], [("shape", dims_ast(shape))]), lineno=None))
+    for value, spec in zip(values, specs):
         if any(item[0] == "array" for item in spec):
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec), value],
@@ -453,19 +464,23 @@ def _result_shape(node, shapes, _):
 
 
 def _result_print(printer, node):
-    """A gradient as returned: a float for a scalar parameter, else a fresh float64 array of
-    exactly the parameter's shape (a copy where it could alias an argument or a constant)."""
+    """A gradient as returned: a float for a scalar parameter (a 0-d Dask array for Dask inputs),
+    else a fresh array of exactly the parameter's shape (a copy where it could alias an argument or
+    a constant)."""
     shape, copy = node.params
     x = node.inputs[0]
-    if not shape:
-        return ast.Call(ast.Name("float", ast.Load()), [printer.node(x)], [])
+    if not shape:  # float(x), or a 0-d Dask array kept lazy
+        value = printer.node(x)
+        marker = ast.Call(ast.Name("float", ast.Load()), [value], [])
+        marker.symgrad_statements = lambda target, names: scalar_result_statements(target, value)
+        return marker
     if x.is_Number:
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x)])
     if isinstance(x, BROADCAST_TO.node):
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x.inputs[0])])
-    if copy:
-        return _call(printer, "np.array", [printer.node(x)], [("dtype", ast.Name("float",
-                                                                                   ast.Load()))])
+    if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
+        return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),
+                        [ast.Name("float", ast.Load())], [])
     return printer.node(x)
 
 
