@@ -133,8 +133,8 @@ def _unknown_size_check(lines, sources, function_name):
                                                            ast.Name("float", ast.Load())], [])
              for line in lines]
     names = list(dict.fromkeys(sources))
-    message = (f"{function_name}: the sizes of {', '.join(names)} are unknown (nan): call "
-               f"{names[0]}.compute_chunk_sizes() first")
+    how = f"{names[0]}.compute_chunk_sizes()" if len(names) == 1 else ".compute_chunk_sizes() on each"
+    message = f"{function_name}: the sizes of {', '.join(names)} are unknown (nan): call {how} first"
     test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
     return [ast.If(test, [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
                                              [ast.Constant(message)], []), None)], [])]

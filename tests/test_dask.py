@@ -79,6 +79,17 @@ def test_least_squares_and_logistic_gradients_at_a_million_rows_are_lazy_and_agr
         assert got[1].shape == () and type(want[1]) is float
 
 
+def test_value_and_grad_gives_a_lazy_value_too():
+    wl = aw.WORKLOADS["A2"]
+    w, X, y = aw.make_args("A2", "small")
+    g = symgrad.value_and_grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A2"])
+    with dask.config.set(scheduler=refuse):
+        value, (dw,) = g(w, da.from_array(X, chunks=(100, 20)), da.from_array(y, chunks=100))
+    want_value, want = g(w, X, y)
+    assert type(want_value) is float and value.shape == ()
+    assert_agrees((value, dw), (want_value, want[0]))
+
+
 @pytest.mark.parametrize("key", ["A3", "A4", "A5", "A6", "A7", "A8"])
 def test_the_other_workloads_are_lazy_and_agree(key):
     wl = aw.WORKLOADS[key]

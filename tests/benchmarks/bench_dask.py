@@ -13,8 +13,7 @@ gradient (built once with ``shapes=``) is called on the Dask arrays, which build
 computes nothing, then ``dask.compute`` runs the graph on the cluster (2 worker processes, 1 thread
 each). Printed per run: rows, chunks, the size of one chunk of X, the wall time of the compute
 (including generating the data; the gradient call itself is timed apart), the peak resident memory
-of each worker (``getrusage`` max RSS; the workers are restarted before each run, so it is the
-run's peak) above what it held idle, the largest cluster-wide memory sampled
+of each worker (``getrusage`` max RSS; each run has a fresh cluster, so it is the run's peak) above what it held idle, the largest cluster-wide memory sampled
 (``distributed.diagnostics.MemorySampler``), and the largest relative difference from the same
 gradient written by hand in Dask (computed in the same graph).
 """
@@ -70,14 +69,13 @@ def data(key, rows, chunk_rows, seed=aw.SEED):
 
 
 def run(client, key, rows, chunk_rows, show_source):
-    """One row of the table (a dict) for workload ``key``."""
+    """One row of the table (a dict) for workload ``key``, on a fresh cluster (``client``)."""
     import dask
     from distributed.diagnostics import MemorySampler
     wl = aw.WORKLOADS[key]
     g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
     if show_source:
         print(g.source)
-    client.restart()                       # fresh worker processes: their max RSS is this run's
     idle = client.run(current_rss_bytes)
     args, hand = data(key, rows, chunk_rows)
     started = time.perf_counter()
@@ -116,14 +114,15 @@ def main(argv=None):
     chunkings = [int(float(c)) for c in options.chunk_rows.split(",")]
     print(f"dask {dask.__version__}, distributed {distributed.__version__}, numpy {np.__version__}"
           f", {options.workers} workers x 1 thread")
-    with LocalCluster(n_workers=options.workers, threads_per_worker=1, dashboard_address=None,
-                      ) as cluster, Client(cluster) as client:
-        print("| workload | rows | chunks | chunk of X | data (X, y) | gradient call | compute "
-              "(wall) | peak RSS per worker | above idle | cluster peak (sampled) | rel. diff |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for key in keys:
-            for rows in sizes:
-                for chunk_rows in chunkings:
+    print("| workload | rows | chunks | chunk of X | data (X, y) | gradient call | compute "
+          "(wall) | peak RSS per worker | above idle | cluster peak (sampled) | rel. diff |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for key in keys:
+        for rows in sizes:
+            for chunk_rows in chunkings:
+                # a fresh cluster per run: each worker's max RSS is then this run's peak
+                with LocalCluster(n_workers=options.workers, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, Client(cluster) as client:
                     r = run(client, key, rows, chunk_rows, options.source and rows == sizes[0]
                             and chunk_rows == chunkings[0])
                     print(f"| {key} | {r['rows']:.0e} | {r['chunks']} | {r['chunk_mib']:.0f} MiB "
