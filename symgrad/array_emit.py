@@ -47,7 +47,7 @@ def conversions(names):
     return lines
 
 
-def scalar_result_statements(target, value, names=None):
+def scalar_result_statements(target, value):
     """``target = value`` then ``float(target)`` unless it is a 0-d lazy array: a scalar gradient
     is a ``float`` for NumPy inputs and stays a 0-d Dask array (computed with the rest of the graph,
     ``dask.compute(*gradient)``) for Dask inputs, where ``float()`` would compute it at once."""
@@ -56,6 +56,15 @@ def scalar_result_statements(target, value, names=None):
             ast.If(numpy_input_test(target), [ast.Assign(
                 [ast.Name(target, ast.Store())], ast.Call(ast.Name("float", ast.Load()), [name], []),
                 lineno=None)], [])]
+
+
+def _statements(marker, target, names):
+    """A marker's statements into ``target``: ``marker.symgrad_statements(target)``, or
+    ``(target, names)`` when the marker takes the names in use (``symgrad_takes_names``), to make
+    fresh ones."""
+    if getattr(marker, "symgrad_takes_names", False):
+        return marker.symgrad_statements(target, names)
+    return marker.symgrad_statements(target)
 
 
 def expand_statements(body, names):
@@ -67,18 +76,17 @@ def expand_statements(body, names):
             out.append(stmt)
             continue
         if isinstance(stmt, ast.Assign) and hasattr(stmt.value, "symgrad_statements"):
-            out.extend(stmt.value.symgrad_statements(stmt.targets[0].id, names))
+            out.extend(_statements(stmt.value, stmt.targets[0].id, names))
             continue
         before = []
 
         class Hoist(ast.NodeTransformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
-                expand = getattr(node, "symgrad_statements", None)
-                if expand is None:
+                if not hasattr(node, "symgrad_statements"):
                     return node
                 name = fresh_name("scattered", names)
-                before.extend(expand(name, names))
+                before.extend(_statements(node, name, names))
                 return ast.Name(name, ast.Load())
 
         Hoist().visit(stmt)

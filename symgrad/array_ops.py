@@ -340,6 +340,7 @@ def _index_adjoint_print(printer, node):
     marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
     marker.symgrad_statements = lambda target, names: index_adjoint_statements(printer, target, node,
                                                                                names)
+    marker.symgrad_takes_names = True
     return marker
 
 
@@ -472,7 +473,7 @@ def _result_print(printer, node):
     if not shape:  # float(x), or a 0-d Dask array kept lazy
         value = printer.node(x)
         marker = ast.Call(ast.Name("float", ast.Load()), [value], [])
-        marker.symgrad_statements = lambda target, names: scalar_result_statements(target, value)
+        marker.symgrad_statements = lambda target: scalar_result_statements(target, value)
         return marker
     if x.is_Number:
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x)])
