@@ -99,6 +99,22 @@ def test_the_other_workloads_are_lazy_and_agree(key):
     assert_agrees(lazily(g, *[chunked(a, rows) for a in args]), g(*args))
 
 
+@pytest.mark.parametrize("key", sorted(aw.WORKLOADS))
+def test_any_one_argument_may_be_the_dask_one(key):
+    """Dask and NumPy arguments mixed any way: a buffer the gradient updates in place is never a
+    NumPy array meeting a Dask operand (NumPy cannot write a Dask value into it)."""
+    wl = aw.WORKLOADS[key]
+    args = aw.make_args(key, "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
+    want = g(*args)
+    for k, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            mixed = list(args)
+            mixed[k] = da.from_array(a, chunks=tuple(-(-n // 2) for n in a.shape))
+            got = lazily(g, *mixed)
+            assert aw.max_rel_err(dask.compute(*got), want) <= 1e-12
+
+
 # --- more rows of the array table ----------------------------------------------------------------
 def where_sqrt(x):
     return np.sum(np.where(x > 0.0, np.sqrt(np.abs(x)), 0.0))
