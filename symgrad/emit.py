@@ -24,7 +24,7 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, in_place, size_lines
+from .array_emit import conversions, expand_statements, in_place, size_lines
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
@@ -91,7 +91,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
-    if backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
+    if backend == "numpy" and arrays is not None:  # float arrays, a Dask array kept lazy
+        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static]))
+    elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
                 prelude.append(_assign(p.name, ast.Call(
