@@ -15,6 +15,7 @@ The one place that knows backends (``math``, ``numpy``) and names temporaries. S
 5. name results ``d<out>_d<wrt>``, print with ``astor`` wrapping lines at 100 columns.
 """
 import ast
+import bisect
 import io
 import math
 import os
@@ -23,7 +24,7 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, size_lines
+from .array_emit import expand_statements, in_place, size_lines
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
@@ -62,6 +63,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
+    given = set(names)
     printer = Printer(backend)
     results, values = {}, {}
     for index in used:
@@ -98,6 +100,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
+        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
+            invented = names - given - set(results.values())
+            body = in_place(program, body, prelude, set(results.values()), stops, invented)
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]
@@ -137,15 +142,16 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
+    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
     more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix = [], 0, first
     while len(prefix) + len(body) - start > width:
         room = width - len(prefix)
-        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
-                   if start < pos <= start + room]
+        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
+            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
         if not fitting:  # a name longer than the room: break at the first place after it
-            later = [pos for pos, _, _ in tokens if pos > start]
+            later = positions[bisect.bisect_right(positions, start):]
             if start == 0 and body.startswith("(") and not body.startswith("def "):
                 later = [1]  # right after the opening parenthesis
             if not later:
@@ -469,6 +475,7 @@ def _entries(program, backend, names, results):
         first = hide(node.args[0])
         return node.func(first, *node.args[1:]) if first != node.args[0] else node
 
+    adjoints = getattr(program, "adjoint_names", ())
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
     for a in _live(program):
         if isinstance(a, Check):
@@ -476,6 +483,8 @@ def _entries(program, backend, names, results):
                                       a.exception, a.message), None))
             continue
         expr = _lower(a.expr, backend)
+        if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
+            expr = _factored(expr)
         lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
                       a.written))
         if a.written is not None:

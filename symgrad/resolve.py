@@ -206,6 +206,9 @@ class Resolver:
                 return undefined
         if all(_constant(a) for a in args):
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
+        if rule.build is rules.power and rules.complex_power(self._with_constants(args[0]),
+                                                             args[1]):
+            return self.complex_value(*args, node, frame)  # pow(-4, y)
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs):  # their derivatives compare them:
             args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
         if rule.sympy in (sympy.Max, sympy.Min):
