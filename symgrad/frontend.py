@@ -524,6 +524,11 @@ class _Reader(Resolver, Guards):
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
             a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
+        if isinstance(op, ast.Pow) and not _constant(b) and isinstance(node, (ast.BinOp,
+                                                                           ast.AugAssign)):
+            left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
+                ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
+            a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)
         return self.defined(make(a, b), node, frame)
 
     def folded(self, python, build, args, node, frame):

@@ -241,6 +241,10 @@ RAISING = [  # (source, point, gradient derived by hand): the primal never evalu
      "    return 2.0 * b\n", (-1.0,), 2.0),
     ("def f(b):\n    return b if (stop_gradient(1.0 / b) if b else 0.0) > 0.5 else 3.0 * b\n",
      (0.0,), 3.0),
+    ("def f(x, y):\n    return (0.4 - x - y) ** y\n", (-1.49, 1.8900000000000001), (0.0, 0.0)),
+    ("def f(x, y):\n    return pow(0.4 - x - y, y + 0.5 - 0.5)\n", (-1.1, 1.5), (0.0, 0.0)),
+    ("def f(x, y):\n    a = 0.4 - x\n    a **= y\n    return a\n", (-1.1, 0.4 + 1.1),
+     (-(0.4 + 1.1) * 1.5 ** 0.5, 1.5 ** 1.5 * math.log(1.5))),
     ("def f(x, y):\n    for i in range(2):\n        if 1.0 >= 0.4 - x:\n"
      "            x -= math.acos(1.5)\n    return max(3, x)\n", (-2.0, 1.0), (0.0, 0.0)),
 ]
