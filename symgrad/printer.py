@@ -14,7 +14,7 @@ from sympy import S
 from .errors import OptionError, SymgradError
 from .program import replaced
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
-                    Written, rule_for_class, written_spelling)
+                    Written, repeated, rule_for_class, written_spelling)
 
 
 def dotted_name(dotted):
@@ -182,12 +182,17 @@ class Printer:
                               f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
-        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(e.args) > 2:
-            node = self.node(e.args[0])
-            for arg in e.args[1:]:
+        args = e.args
+        if isinstance(e, (sympy.Max, sympy.Min)):  # a repeat (rules.Copy) is the same float: it
+            args = tuple(same[0] for same in repeated(args).values())  # never changes the result
+            if len(args) == 1:
+                return self.node(args[0])
+        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(args) > 2:
+            node = self.node(args[0])
+            for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
-        return self.call(printed, e.args)
+        return self.call(printed, args)
 
     def add(self, e, negate=False):
         """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same

@@ -549,7 +549,18 @@ def _tie_count(expr):
     """The number of arguments of ``expr`` (a Max or Min) equal to it, as an expression (built once
     per expression: an 8-argument max has 8 partials sharing it)."""
     value = Value(expr)
-    return sympy.Add(*[Piecewise((1, sympy.Eq(Value(a), value)), (0, True)) for a in expr.args])
+    return sympy.Add(*[len(same) * Piecewise((1, sympy.Eq(Value(same[0]), value)), (0, True))
+                       for same in repeated(expr.args).values()])
+
+
+def repeated(args):
+    """``args`` of a max/min grouped by value: ``{argument: [it and its Copy repeats]}``, in
+    order; a repeat is the same float as the first, so each occurrence shares a tie (one test,
+    counted ``len`` times: ``max(2, a, a, a)`` tests ``a`` once, not thrice)."""
+    groups = {}
+    for a in args:
+        groups.setdefault(a.args[0] if isinstance(a, Copy) else a, []).append(a)
+    return groups
 
 
 def _mod_partial(expr, i):
@@ -590,11 +601,21 @@ def _log(x, base=None):
     return sympy.log(x) if base is None else sympy.log(x) / sympy.log(base)
 
 
+FOLDED_MAX_NODES = 40
+"""A max/min whose arguments have more tree nodes than this is built without SymPy's pairwise
+simplification of its arguments (``factor_terms`` of each difference: seconds for a 7-argument
+max of nested calls); the value and the ties are the same, only no argument is dropped."""
+
+
 def _at_least_two(make):
     def build(*args):
         if len(args) < 2:
             raise TypeError("needs two or more numbers (an iterable argument is not supported)")
-        return make(*args)
+        count, stack = 0, list(args)
+        while stack and count <= FOLDED_MAX_NODES:
+            count += 1
+            stack.extend(stack.pop().args)
+        return make(*args, evaluate=count <= FOLDED_MAX_NODES)
     return build
 
 
