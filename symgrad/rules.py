@@ -602,12 +602,29 @@ def _log(x, base=None):
 
 
 FOLDED_MAX_NODES = 40
-"""A max/min whose arguments have more tree nodes than this is built without SymPy's pairwise
-simplification of its arguments (``factor_terms`` of each difference: seconds for a 7-argument
-max of nested calls); the value and the ties are the same, only no argument is dropped."""
+"""A max/min whose arguments have more tree nodes than this is a ``LargeMax``/``LargeMin``."""
 
 
-def _at_least_two(make):
+class _Unfolded:
+    """A max/min SymPy never simplifies pairwise: its ``_find_localzeros`` (``factor_terms`` of
+    the difference of every two arguments, to drop one that can never win) takes seconds on a
+    7-argument max of nested calls, and again at every rebuild (``xreplace``). The value and the
+    ties are the same; only no argument is dropped. Printed and differentiated as max/min."""
+
+    @classmethod
+    def _find_localzeros(cls, values, **options):
+        return set(values)
+
+
+class LargeMax(_Unfolded, sympy.Max):
+    """``max`` of arguments over ``FOLDED_MAX_NODES`` tree nodes (see ``_Unfolded``)."""
+
+
+class LargeMin(_Unfolded, sympy.Min):
+    """``min`` of arguments over ``FOLDED_MAX_NODES`` tree nodes (see ``_Unfolded``)."""
+
+
+def _at_least_two(make, large):
     def build(*args):
         if len(args) < 2:
             raise TypeError("needs two or more numbers (an iterable argument is not supported)")
@@ -615,7 +632,7 @@ def _at_least_two(make):
         while stack and count <= FOLDED_MAX_NODES:
             count += 1
             stack.extend(stack.pop().args)
-        return make(*args, evaluate=count <= FOLDED_MAX_NODES)
+        return (make if count <= FOLDED_MAX_NODES else large)(*args)
     return build
 
 
@@ -654,10 +671,10 @@ RULES = (
     Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
          nargs=(2,)),
     Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
-    Rule(("max",), sympy.Max, build=_at_least_two(sympy.Max), math="max", numpy="np.maximum",
+    Rule(("max",), sympy.Max, build=_at_least_two(sympy.Max, LargeMax), math="max", numpy="np.maximum",
          derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
     Rule(("numpy.maximum", "numpy.fmax"), sympy.Max, derivative=_extremum_partial, nargs=(2,)),
-    Rule(("min",), sympy.Min, build=_at_least_two(sympy.Min), math="min", numpy="np.minimum",
+    Rule(("min",), sympy.Min, build=_at_least_two(sympy.Min, LargeMin), math="min", numpy="np.minimum",
          derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
     Rule(("numpy.minimum", "numpy.fmin"), sympy.Min, derivative=_extremum_partial, nargs=(2,)),
     Rule(("math.hypot", "numpy.hypot"), sympy.Pow,
@@ -737,6 +754,7 @@ _BY_CLASS = {}
 for _rule in RULES:
     if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
         _BY_CLASS.setdefault(_rule.sympy, _rule)
+_BY_CLASS[LargeMax], _BY_CLASS[LargeMin] = _BY_CLASS[sympy.Max], _BY_CLASS[sympy.Min]
 
 
 def rule_for_callable(obj):

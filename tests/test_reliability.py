@@ -705,8 +705,12 @@ def test_a_large_max_is_built_without_folding_its_arguments():
     """Above ``rules.FOLDED_MAX_NODES`` nodes the arguments are kept as written (SymPy's pairwise
     ``factor_terms`` of each difference is skipped); below, SymPy folds as before."""
     x = sympy.Symbol("x", real=True)
-    small = rules.RULES[3].build(x, x + 1, sympy.Integer(0))
+    small = rules.rule_for_callable(max).build(x, x + 1, sympy.Integer(0))
     assert isinstance(small, sympy.Max) and len(small.args) == 2  # x + 1 > x always: folded
     big = sympy.acos(x / (sympy.Abs(x) + 1)) * sympy.sin(x) ** 3 + sympy.exp(sympy.cos(x) + x)
-    built = rules.RULES[3].build(big, big + 1, sympy.Integer(0), big - 2, big * 3)
-    assert isinstance(built, sympy.Max) and len(built.args) == 5
+    built = rules.rule_for_callable(max).build(big, big + 1, sympy.Integer(0), big - 2, big * 3)
+    assert isinstance(built, rules.LargeMax) and len(built.args) == 5
+    y = sympy.Symbol("y", real=True)
+    rebuilt = built.xreplace({x: y})  # a rebuild keeps every argument too
+    assert isinstance(rebuilt, rules.LargeMax) and len(rebuilt.args) == 5
+    assert rules.rule_for_class(rules.LargeMin) is rules.rule_for_class(sympy.Min)
