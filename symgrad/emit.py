@@ -24,12 +24,13 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, size_lines
+from .array_emit import expand_statements, in_place, size_lines
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 LINE_WIDTH = 100
@@ -61,6 +62,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
+    given = set(names)
     printer = Printer(backend)
     results, values = {}, {}
     for index in used:
@@ -97,6 +99,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
+        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
+            invented = names - given - set(results.values())
+            body = in_place(program, body, prelude, set(results.values()), stops, invented)
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]
@@ -381,10 +386,13 @@ def _factored(expr):
 
 
 def _lower(expr, backend):
-    """Replace functions the backend cannot print by their ``rules`` lowering."""
+    """Replace functions the backend cannot print by their ``rules`` lowering, and each
+    ``AsWritten`` by its written form (the primal's float: ``written.py``)."""
     def walk(node):
         if node.is_Atom:
             return node
+        if isinstance(node, AsWritten):
+            return walk(node.written)
         args = [walk(a) for a in node.args]
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
@@ -453,6 +461,7 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
+    adjoints = getattr(program, "adjoint_names", ())
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
     for a in _live(program):
         if isinstance(a, Check):
@@ -460,6 +469,8 @@ def _entries(program, backend, names, results):
                                       a.exception, a.message), None))
             continue
         expr = _lower(a.expr, backend)
+        if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
+            expr = _factored(expr)
         lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
                       a.written))
         if a.written is not None:

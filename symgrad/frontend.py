@@ -29,6 +29,7 @@ from .guards import Guards
 from .resolve import (RAISES, Resolver, _constant, _describe, _Frame, _Py, _surely_undefined,
                       _Undefined)
 from .rules import StopGradient, Value, power
+from .written import as_written
 from .source import read_source
 
 _BINARY = {
@@ -186,7 +187,9 @@ class _Reader(Resolver, Guards):
                     for item, item_node in zip(value, stmt.value.elts):
                         self.remember(item, self.written(item_node, frame, item))
                 elif isinstance(value, sympy.Expr):
-                    self.remember(value, self.written(stmt.value, frame, value))
+                    written = self.written(stmt.value, frame, value)
+                    self.remember(value, written)
+                    value = self.cancelled(value, written)
                 return value
             if isinstance(stmt, ast.If):
                 test, parts = _without_not(stmt.test, (stmt.body, stmt.orelse))
@@ -262,6 +265,26 @@ class _Reader(Resolver, Guards):
         if written_a is not a or written_b is not b:
             self.remember(chosen, sympy.Piecewise((written_a, cond), (written_b, True)))
         return chosen
+
+    def cancelled(self, value, written):
+        """``value`` where SymPy's form is a name or a number but the source computes it from
+        variables (``(x + 0.1) - 0.1`` is ``x`` to SymPy, ``u - u + 0.9`` is 0.9): then an
+        ``AsWritten``, so that a comparison of it compares the primal's float, which may be
+        another (docs/conventions.md). Not for arrays (shapes are read from SymPy's form)."""
+        if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
+                written, sympy.Expr) \
+                and written.free_symbols and not getattr(self, "array_mode", False):
+            return as_written(value, written)
+        return value
+
+    def as_computed(self, value, node, frame):
+        """``value`` (a SymPy expression read from ``node``) as the source computes it: an
+        ``AsWritten`` where its written form may be another float than SymPy's form (an
+        argument of ``max``/``min``/``abs``, whose derivatives compare it). Not for arrays."""
+        if not isinstance(value, sympy.Expr) or value.is_Number or getattr(
+                self, "array_mode", False):
+            return value
+        return as_written(value, self.written(node, frame, value))
 
     def remember(self, value, written):
         """Note ``written`` (``rules.Written`` operators) as the primal's own form of ``value``:
@@ -346,12 +369,14 @@ class _Reader(Resolver, Guards):
         node_of_its_own = frame.primary and name in self.nodes  # named in wrt
         written = None
         if isinstance(value, sympy.Expr) and not isinstance(value, StopGradient) and isinstance(
-                node, (ast.Assign, ast.AugAssign)) and not value.is_Atom:
+                node, (ast.Assign, ast.AugAssign)):
             source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
                 ast.Name(name, ast.Load()), node.op, node.value)
-            written = self.written(source, frame, None)
-            self.remember(value, written)
-        elif isinstance(value, sympy.Expr) and not value.is_Atom:
+            if not isinstance(source, (ast.Tuple, ast.List)):
+                written = self.written(source, frame, None)
+                self.remember(value, written)
+                value = self.cancelled(value, written)
+        if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
             written = self.written_of.get(value)  # a branch's choice, merged after an `if`
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
                 and self.depth == 0 and not isinstance(value, rules.ComplexPower):
@@ -627,7 +652,8 @@ class _Reader(Resolver, Guards):
         value = self.value(node, frame)
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
-        return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
+        value = self.written(node, frame, self.number(value, node, frame))  # the primal's float
+        return sympy.Ne(Value(value), 0)  # `if t:` is `if t != 0:`
 
     def written(self, node, frame, value):
         """A comparison operand as the primal computes it: its operators and calls as written

@@ -11,6 +11,7 @@ import fractions
 import functools
 import importlib
 import math
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ import sympy
 from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
+from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
 
 ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
@@ -649,7 +651,8 @@ class Rule:
         numpy: name printed for backend "numpy" ("np.exp"); None = ``lower``.
         derivative: None (SymPy's fdiff), ZERO, or callable(expr, i) → ∂expr/∂(args[i]).
         lower: callable(*args) → an equivalent SymPy expression printable without this function.
-        domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1").
+        domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1",
+            "probability" = (0, 1)).
         nargs: the numbers of arguments accepted from Python.
     """
 
@@ -711,8 +714,22 @@ RULES = (
          domain=">1"),
     Rule(("math.atanh", "numpy.arctanh"), sympy.atanh, math="math.atanh", numpy="np.arctanh",
          domain="unit"),
-    Rule(("math.erf",), sympy.erf, math="math.erf"),
-    Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
+    Rule(("math.erf",), sympy.erf, math="math.erf", numpy="scipy.special.erf"),
+    Rule(("math.erfc",), sympy.erfc, math="math.erfc", numpy="scipy.special.erfc"),
+    # --- scipy.special (when SciPy is installed): printed as SciPy's own, on both backends ------
+    Rule(("scipy.special.erf",), sympy.erf, math="scipy.special.erf", numpy="scipy.special.erf"),
+    Rule(("scipy.special.erfc",), sympy.erfc, math="scipy.special.erfc",
+         numpy="scipy.special.erfc"),
+    Rule(("scipy.special.expit",), Expit, math="scipy.special.expit",
+         numpy="scipy.special.expit"),
+    Rule(("scipy.special.logit",), Logit, math="scipy.special.logit", numpy="scipy.special.logit",
+         domain="probability"),
+    Rule(("scipy.special.xlogy",), XLogY, math="scipy.special.xlogy", numpy="scipy.special.xlogy",
+         domain="positive", nargs=(2,)),
+    Rule(("scipy.special.gammaln",), GammaLn, math="scipy.special.gammaln",
+         numpy="scipy.special.gammaln", domain="positive"),
+    Rule(("scipy.special.digamma", "scipy.special.psi"), Digamma, math="scipy.special.digamma",
+         numpy="scipy.special.digamma", domain="positive"),
     # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
     Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
@@ -721,8 +738,10 @@ RULES = (
          derivative=ZERO),
     # --- output only: appear in derivatives, never called by name ----------------------------
     Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
-    Rule((), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
+    Rule(("numpy.sign",), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
     Rule((), StopGradient, derivative=ZERO),
+    Rule((), Polygamma, math="scipy.special.polygamma", numpy="scipy.special.polygamma",
+         nargs=(2,)),
 )
 
 STOP_GRADIENT_SPELLINGS = frozenset(
@@ -739,17 +758,41 @@ def _resolve(dotted):
     return getattr(owner, attr, None)
 
 
+LAZY_MODULES = ("scipy.",)
+"""Spellings under these modules are looked up only once the module is imported (by the user's
+code: a function can only call ``scipy.special.erf`` if something imported it), so a build never
+pays for importing SciPy itself."""
+
+
 def _by_callable():
-    table = {}
+    table, pending = {}, []
     for rule in RULES:
         for dotted in rule.python:
+            if dotted.startswith(LAZY_MODULES):
+                pending.append((dotted, rule))
+                continue
             obj = _resolve(dotted)
             if obj is not None:
                 table[id(obj)] = (obj, rule)
-    return table
+    return table, pending
 
 
-_CALLABLES = _by_callable()
+_CALLABLES, _PENDING = _by_callable()
+
+
+def resolve_pending(pending, table):
+    """Move each ``(dotted, row)`` of the list ``pending`` whose module is imported now into
+    ``table`` (``id(obj)`` → ``(obj, row)``); True if any was."""
+    found = False
+    for item in list(pending):
+        dotted, rule = item
+        if dotted.rpartition(".")[0] in sys.modules:
+            pending.remove(item)
+            obj = _resolve(dotted)
+            if obj is not None:
+                table[id(obj)] = (obj, rule)
+                found = True
+    return found
 _BY_CLASS = {}
 for _rule in RULES:
     if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
@@ -760,6 +803,8 @@ _BY_CLASS[LargeMax], _BY_CLASS[LargeMin] = _BY_CLASS[sympy.Max], _BY_CLASS[sympy
 def rule_for_callable(obj):
     """The ``Rule`` whose Python spelling is the object ``obj`` (any alias), or None."""
     found = _CALLABLES.get(id(obj))
+    if found is None and _PENDING and resolve_pending(_PENDING, _CALLABLES):
+        found = _CALLABLES.get(id(obj))
     return found[1] if found is not None and found[0] is obj else None
 
 

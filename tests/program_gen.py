@@ -37,10 +37,11 @@ COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 def _functions():
-    """(spelling, domain, arities) for every RULES row callable from source (not numpy)."""
+    """(spelling, domain, arities) for every RULES row callable from source (not numpy, not
+    scipy: the generated module imports math only)."""
     table = []
     for rule in RULES:
-        spellings = [s for s in rule.python if not s.startswith("numpy.")]
+        spellings = [s for s in rule.python if not s.startswith(("numpy.", "scipy."))]
         if spellings:
             table.append((tuple(spellings), rule.domain, tuple(rule.nargs)))
     return tuple(table)
