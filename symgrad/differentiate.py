@@ -21,7 +21,8 @@ from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       substituted_outputs, tree_size)
-from .rules import ZERO, StopGradient, Undefined, Value, rule_for_class
+from .rules import (ZERO, StopGradient, Undefined, Value, _extremum_partial, repeated,
+                    rule_for_class)
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -120,10 +121,16 @@ def _function_derivative(node, d):
     if rule_derivative == ZERO:
         return S.Zero
     terms = []
-    for i, arg in enumerate(node.args):
+    args = list(enumerate(node.args))
+    if rule_derivative is _extremum_partial:  # each occurrence of a repeat, in one term
+        first = {id(same[0]): len(same) for same in repeated(node.args).values()}
+        args = [(i, a) for i, a in args if id(a) in first]
+    for i, arg in args:
         da = d(arg)
         if da == 0:
             continue
+        if rule_derivative is _extremum_partial and first[id(arg)] > 1:
+            da = first[id(arg)] * da
         if callable(rule_derivative):
             partial = rule_derivative(node, i)
         else:

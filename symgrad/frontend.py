@@ -545,7 +545,7 @@ class _Reader(Resolver, Guards):
         end of the reading if its value is used on every call (``_refuse_complex``), dropped if
         dead, and raising in the gradient on a path that may not run (docs/conventions.md)."""
         value = rules.ComplexPower(sympy.Integer(1), self._with_constants(base), exponent)
-        self.complex_sites.setdefault(value, frame.src.location(node))
+        self.complex_sites.setdefault(value, (frame.src.location(node), ast.unparse(node)))
         return value
 
     def _refuse_complex(self, outputs):
@@ -557,13 +557,14 @@ class _Reader(Resolver, Guards):
             found = _surely_undefined(expr)
             if isinstance(found, rules.ComplexPower):
                 base, exponent = found.args[1:]
-                power = f"({_number_text(base)}) ** {_number_text(exponent)}"
-                why = ("a negative base to a fractional power" if exponent.is_Number else
-                       "a negative base to a varying power: complex wherever the exponent is "
-                       "not whole, with no real derivative")
+                location, text = self.complex_sites[found]
+                why = (f"a negative base, {_number_text(base)}, to a fractional power"
+                       if exponent.is_Number else f"a negative base, {_number_text(base)}, to a "
+                       "varying power: complex wherever the exponent is not whole, with no real "
+                       "derivative")
                 raise UnsupportedSyntaxError(
-                    f"`{power}` is a complex number in Python ({why}), and symgrad "
-                    "differentiates real values only", self.complex_sites.get(found),
+                    f"`{text}` is a complex number in Python ({why}), and symgrad "
+                    "differentiates real values only", location,
                     "make the base positive (`abs(b) ** y`) or the exponent a whole number")
 
     def undefined(self, node, frame, kind):

@@ -17,7 +17,7 @@ from .errors import OptionError, SymgradError
 from .program import replaced
 from .written import AsWritten
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
-                    Written, rule_for_class, written_spelling)
+                    Written, repeated, rule_for_class, written_spelling)
 
 
 def dotted_name(dotted):
@@ -162,6 +162,10 @@ class Printer:
             if printed is None:
                 raise OptionError(f"`{rule.python[0]}` has no spelling for backend "
                                   f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
+            if rule.sympy in (sympy.Max, sympy.Min):  # a repeat is the same float: it never
+                args = tuple(dict.fromkeys(args))  # changes the result (the first one is kept)
+                if len(args) == 1:
+                    return self.node(args[0])
             if printed == "round" or not (self.backend == "numpy" and len(args) > 2):
                 return self.named_call(printed, [self.node(a) for a in args])
             node = self.node(args[0])
@@ -192,14 +196,19 @@ class Printer:
                               f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
-        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(e.args) > 2:
-            node = self.node(e.args[0])
-            for arg in e.args[1:]:
+        args = e.args
+        if isinstance(e, (sympy.Max, sympy.Min)):  # a repeat (rules.Copy) is the same float: it
+            args = tuple(same[0] for same in repeated(args).values())  # never changes the result
+            if len(args) == 1:
+                return self.node(args[0])
+        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(args) > 2:
+            node = self.node(args[0])
+            for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
-                                         for k, a in enumerate(e.args)])
+                                         for k, a in enumerate(args)])
 
     def named_call(self, printed, args):
         """``printed(*args)``; for backend "math" a SciPy function's NumPy scalar is made a

@@ -551,7 +551,18 @@ def _tie_count(expr):
     """The number of arguments of ``expr`` (a Max or Min) equal to it, as an expression (built once
     per expression: an 8-argument max has 8 partials sharing it)."""
     value = Value(expr)
-    return sympy.Add(*[Piecewise((1, sympy.Eq(Value(a), value)), (0, True)) for a in expr.args])
+    return sympy.Add(*[len(same) * Piecewise((1, sympy.Eq(Value(same[0]), value)), (0, True))
+                       for same in repeated(expr.args).values()])
+
+
+def repeated(args):
+    """``args`` of a max/min grouped by value: ``{argument: [it and its Copy repeats]}``, in
+    order; a repeat is the same float as the first, so each occurrence shares a tie (one test,
+    counted ``len`` times: ``max(2, a, a, a)`` tests ``a`` once, not thrice)."""
+    groups = {}
+    for a in args:
+        groups.setdefault(a.args[0] if isinstance(a, Copy) else a, []).append(a)
+    return groups
 
 
 def _mod_partial(expr, i):
@@ -592,11 +603,38 @@ def _log(x, base=None):
     return sympy.log(x) if base is None else sympy.log(x) / sympy.log(base)
 
 
-def _at_least_two(make):
+FOLDED_MAX_NODES = 40
+"""A max/min whose arguments have more tree nodes than this is a ``LargeMax``/``LargeMin``."""
+
+
+class _Unfolded:
+    """A max/min SymPy never simplifies pairwise: its ``_find_localzeros`` (``factor_terms`` of
+    the difference of every two arguments, to drop one that can never win) takes seconds on a
+    7-argument max of nested calls, and again at every rebuild (``xreplace``). The value and the
+    ties are the same; only no argument is dropped. Printed and differentiated as max/min."""
+
+    @classmethod
+    def _find_localzeros(cls, values, **options):
+        return set(values)
+
+
+class LargeMax(_Unfolded, sympy.Max):
+    """``max`` of arguments over ``FOLDED_MAX_NODES`` tree nodes (see ``_Unfolded``)."""
+
+
+class LargeMin(_Unfolded, sympy.Min):
+    """``min`` of arguments over ``FOLDED_MAX_NODES`` tree nodes (see ``_Unfolded``)."""
+
+
+def _at_least_two(make, large):
     def build(*args):
         if len(args) < 2:
             raise TypeError("needs two or more numbers (an iterable argument is not supported)")
-        return make(*args)
+        count, stack = 0, list(args)
+        while stack and count <= FOLDED_MAX_NODES:
+            count += 1
+            stack.extend(stack.pop().args)
+        return (make if count <= FOLDED_MAX_NODES else large)(*args)
     return build
 
 
@@ -636,10 +674,10 @@ RULES = (
     Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
          nargs=(2,)),
     Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
-    Rule(("max",), sympy.Max, build=_at_least_two(sympy.Max), math="max", numpy="np.maximum",
+    Rule(("max",), sympy.Max, build=_at_least_two(sympy.Max, LargeMax), math="max", numpy="np.maximum",
          derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
     Rule(("numpy.maximum", "numpy.fmax"), sympy.Max, derivative=_extremum_partial, nargs=(2,)),
-    Rule(("min",), sympy.Min, build=_at_least_two(sympy.Min), math="min", numpy="np.minimum",
+    Rule(("min",), sympy.Min, build=_at_least_two(sympy.Min, LargeMin), math="min", numpy="np.minimum",
          derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
     Rule(("numpy.minimum", "numpy.fmin"), sympy.Min, derivative=_extremum_partial, nargs=(2,)),
     Rule(("math.hypot", "numpy.hypot"), sympy.Pow,
@@ -759,6 +797,7 @@ _BY_CLASS = {}
 for _rule in RULES:
     if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
         _BY_CLASS.setdefault(_rule.sympy, _rule)
+_BY_CLASS[LargeMax], _BY_CLASS[LargeMin] = _BY_CLASS[sympy.Max], _BY_CLASS[sympy.Min]
 
 
 def rule_for_callable(obj):

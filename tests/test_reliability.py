@@ -8,6 +8,7 @@ import math
 
 import mpmath
 import pytest
+import sympy
 
 import symgrad
 from source_modules import load_module
@@ -523,26 +524,27 @@ def test_undefined_constant_operand_of_a_comparison(tmp_path, strategy):
 
 
 # --- complex powers: a negative constant base (docs/conventions.md, "Complex powers") --------
-COMPLEX_POWERS = [  # (the line computing the power, its text in the message)
-    ("math.cos(2) ** t", "(-0.4161468365471424) ** t"),
-    ("(-0.5) ** t", "(-0.5) ** t"),
-    ("(-4) ** t", "(-4) ** t"),
-    ("pow(-2, t)", "(-2) ** t"),
-    ("math.pow(-2.0, t)", "(-2) ** t"),
-    ("math.log10(0.5) ** t", "(-0.3010299956639812) ** t"),
-    ("abs((-0.5) ** t)", "(-0.5) ** t"),
-    ("x * (-1.5) ** (t + 1)", "(-1.5) ** t + 1"),
-    ("x + stop_gradient((-2.0) ** t)", "(-2) ** t"),
-    ("math.log10(0.5) ** 0.3 * t", "(-0.3010299956639812) ** 0.3"),
-    ("pow(-8, 1 / 3) * x", "(-8) ** 0.3333333333333333"),
-    ("math.sin(math.cos(2) ** t)", "(-0.4161468365471424) ** t"),
+COMPLEX_POWERS = [  # (the line computing the power, the power as written, its base)
+    ("math.cos(2) ** t", "math.cos(2) ** t", "-0.4161468365471424"),
+    ("(-0.5) ** t", "(-0.5) ** t", "-0.5"),
+    ("(-4) ** t", "(-4) ** t", "-4"),
+    ("pow(-2, t)", "pow(-2, t)", "-2"),
+    ("math.pow(-2.0, t)", "math.pow(-2.0, t)", "-2"),
+    ("math.log10(0.5) ** t", "math.log10(0.5) ** t", "-0.3010299956639812"),
+    ("abs((-0.5) ** t)", "(-0.5) ** t", "-0.5"),
+    ("x * (-1.5) ** (t + 1)", "(-1.5) ** (t + 1)", "-1.5"),
+    ("x + stop_gradient((-2.0) ** t)", "(-2.0) ** t", "-2"),
+    ("math.log10(0.5) ** 0.3 * t", "math.log10(0.5) ** 0.3", "-0.3010299956639812"),
+    ("pow(-8, 1 / 3) * x", "pow(-8, 1 / 3)", "-8"),
+    ("math.sin(math.cos(2) ** t)", "math.cos(2) ** t", "-0.4161468365471424"),
 ]
 
 
 @pytest.mark.parametrize("backend", ("math", "numpy"))
 @pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("line, power", COMPLEX_POWERS)
-def test_complex_power_used_on_every_call_is_refused(tmp_path, line, power, strategy, backend):
+@pytest.mark.parametrize("line, power, base", COMPLEX_POWERS)
+def test_complex_power_used_on_every_call_is_refused(tmp_path, line, power, base, strategy,
+                                                      backend):
     """Python's ``**`` of a negative number to a fractional power is a complex number (the primal
     returns it, or its abs): a gradient of it is no float, so the build refuses, at the power."""
     f = _module(tmp_path, "from symgrad import stop_gradient\n\n\ndef f(x, t):\n"
@@ -551,7 +553,7 @@ def test_complex_power_used_on_every_call_is_refused(tmp_path, line, power, stra
         symgrad.grad(f, strategy=strategy, backend=backend)
     assert caught.value.lineno == 8 and caught.value.text.strip() == f"u = {line}"
     assert caught.value.what.startswith(f"`{power}` is a complex number in Python (a negative "
-                                        "base to a ")
+                                        f"base, {base}, to a ")
     assert caught.value.what.endswith("and symgrad differentiates real values only")
 
 
@@ -561,17 +563,18 @@ def test_complex_power_through_names_and_helpers_is_refused_at_its_line(tmp_path
                           "def power(b, e):\n    return b ** e\n\n\n"
                           "def f(y, t):\n    a = math.cos(2)\n"
                           "    return power(h0(t), y) + a ** t\n").f
-    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`\(-0.3010299956639812\) \*\* "
-                       r"y` is a complex number in Python \(a negative base to a varying "
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`b \*\* e` is a complex "
+                       r"number in Python \(a negative base, -0.3010299956639812, to a varying "
                        r"power") as caught:
         symgrad.grad(f, strategy=strategy)
     assert caught.value.lineno == 9  # the first in the line: b ** e in the helper
     g = _module(tmp_path, "def power(b, e):\n    return b ** e\n\n\n"
                           "def f(y, t):\n    return power(math.cos(2), y) * t\n").f
-    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`\(-0.4161468365471424\) \*\* y"
-                       r"` is a complex number in Python \(a negative base to a varying power: "
-                       r"complex wherever the exponent is not whole, with no real derivative\)"
-                       ) as caught:
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`b \*\* e` is a complex number "
+                       r"in Python \(a negative base, -0.4161468365471424, to a varying power: "
+                       r"complex wherever the exponent is not whole, with no real derivative\), "
+                       r"and symgrad differentiates real values only: make the base positive "
+                       r"\(`abs\(b\) \*\* y`\) or the exponent a whole number") as caught:
         symgrad.grad(g, strategy=strategy)
     assert caught.value.lineno == 5 and caught.value.text.strip() == "return b ** e"
 
@@ -647,3 +650,68 @@ def test_abs_of_a_power_with_an_exponent_sympy_cannot_prove_real(tmp_path, body,
     for x in (0.3, -0.45):
         expected = _central_difference(reference, (x,), 0)
         assert g(x) == pytest.approx(float(expected), rel=1e-12)
+
+
+# --- slow builds: repeated max/min arguments, large arguments (fuzz 9001-0-3228, 7001-1-1833) ---
+def _nested_extremum(which, repeats):
+    low = 0.5 if which == "max" else 2.5
+    args = ", ".join([str(low), "b", "-b - 2"] + ["b"] * (repeats - 1))
+    return ("def h(a):\n    b = math.acos(a / (1.0 + abs(a))) * math.hypot(-0.5, -0.5)\n"
+            f"    return {which}({args})\n\n\n"
+            "def f(y, u):\n    if y > 0:\n        return h(h(u))\n    return u\n")
+
+
+def _nested_reference(which):
+    def h(a):
+        b = mpmath.acos(a / (1 + abs(a))) * mpmath.sqrt(mpmath.mpf(0.5))
+        return max(0.5, b, -b - 2) if which == "max" else min(2.5, b, -b - 2)
+    return lambda u: h(h(u))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("repeats", (1, 3, 5))
+@pytest.mark.parametrize("which", ("max", "min"))
+def test_repeated_arguments_of_nested_extrema_are_tested_once(tmp_path, which, repeats, strategy):
+    """A repeat is one tie test counted per occurrence: the derivative of ``max(0.5, b, -b - 2, b,
+    b, b)`` has three terms, not seven (seven made fuzz program 9001-0-3228 print a 600 KB
+    gradient in 28 s), and the tie convention is kept (1/k per tied occurrence)."""
+    f = _module(tmp_path, _nested_extremum(which, repeats)).f
+    g = symgrad.grad(f, strategy=strategy)
+    once = symgrad.grad(_module(tmp_path, _nested_extremum(which, 1)).f, strategy=strategy)
+    assert g.source.count("acos") == once.source.count("acos")  # repeats add no code
+    for u in (-0.7, 0.35, 1.9):
+        expected = float(_central_difference(_nested_reference(which), (u,), 0))
+        assert g(1.0, u) == pytest.approx((0.0, expected), rel=1e-12)
+        assert g(-1.0, u) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_repeats_in_a_large_max_share_a_tie_per_occurrence(tmp_path, strategy):
+    """``max(t, t, t, 2 - t - u, t - 0.1, 1.0 - t)`` under acos(0.5*sin(.)) (fuzz 7001-1-1833) at
+    a five-way tie (t = 0.5, u = 1.0: three t, 2 - t - u and 1.0 - t are 0.5): d/dt is
+    (3 - 1 - 1)/5 and d/du is -1/5 of the chain factor; off the tie, the winner's."""
+    f = _module(tmp_path, "def f(t, u):\n    return math.acos(0.5 * math.sin(max(t, t, t, "
+                          "2 - t - u, t - 0.1, 1.0 - t)))\n").f
+    g = symgrad.grad(f, strategy=strategy)
+
+    def chain(m):  # d acos(0.5 sin(m)) / dm
+        return -0.5 * math.cos(m) / math.sqrt(1 - (0.5 * math.sin(m)) ** 2)
+
+    assert g(0.5, 1.0) == pytest.approx((0.2 * chain(0.5), -0.2 * chain(0.5)), rel=1e-15)
+    assert g(0.5, 0.0) == pytest.approx((-chain(1.5), -chain(1.5)), rel=1e-15)  # 2 - t - u wins
+    assert g(0.5, 2.0) == pytest.approx((0.5 * chain(0.5), 0.0), rel=1e-15)  # t, t, t, 1 - t
+
+
+def test_a_large_max_is_built_without_folding_its_arguments():
+    """Above ``rules.FOLDED_MAX_NODES`` nodes the arguments are kept as written (SymPy's pairwise
+    ``factor_terms`` of each difference is skipped); below, SymPy folds as before."""
+    x = sympy.Symbol("x", real=True)
+    small = rules.rule_for_callable(max).build(x, x + 1, sympy.Integer(0))
+    assert isinstance(small, sympy.Max) and len(small.args) == 2  # x + 1 > x always: folded
+    big = sympy.acos(x / (sympy.Abs(x) + 1)) * sympy.sin(x) ** 3 + sympy.exp(sympy.cos(x) + x)
+    built = rules.rule_for_callable(max).build(big, big + 1, sympy.Integer(0), big - 2, big * 3)
+    assert isinstance(built, rules.LargeMax) and len(built.args) == 5
+    y = sympy.Symbol("y", real=True)
+    rebuilt = built.xreplace({x: y})  # a rebuild keeps every argument too
+    assert isinstance(rebuilt, rules.LargeMax) and len(rebuilt.args) == 5
+    assert rules.rule_for_class(rules.LargeMin) is rules.rule_for_class(sympy.Min)
