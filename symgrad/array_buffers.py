@@ -245,12 +245,13 @@ class _State:
         while i < len(body):
             stmt = body[i]
             if not _plain(stmt):
-                for inner in _flat([stmt]):  # may share memory with anything it reads
+                for inner in _flat([stmt]):  # np.where allocates; else it may share memory
                     if isinstance(inner, ast.Assign) and isinstance(inner.targets[0], ast.Name):
-                        shared = set()
-                        for name in _reads(inner.value):
-                            shared |= self.buffer.get(name, set())
-                        self.buffer[inner.targets[0].id] = shared
+                        name = inner.targets[0].id
+                        shared = {name} if self.allocates(inner.value) else set()
+                        for read in ([] if shared else _reads(inner.value)):
+                            shared |= self.buffer.get(read, set())
+                        self.buffer[name] = shared
                 out.append(stmt)
                 i += 1
                 continue
@@ -275,6 +276,24 @@ class _State:
                     self.buffer[target] |= self.buffer[plan[0].id]
                 out.extend(self.emit(target, plan))
             i += 1
+        return self.separate(out)
+
+    def separate(self, out):
+        """``out`` with each result that shares memory with an earlier one (``dy = dx``: two equal
+        gradients) taken as a copy: every result is an array of its own."""
+        if not out or not isinstance(out[-1], ast.Return) or out[-1].value is None:
+            return out
+        seen = set()
+        for name in [n.id for n in ast.walk(out[-1].value) if isinstance(n, ast.Name)]:
+            buffers = self.buffer.get(name, set())
+            if buffers & seen and self.shapes.get(name) != ():
+                for stmt in _flat(out):
+                    if isinstance(stmt, ast.Assign) and stmt.targets[0].id == name:
+                        stmt.value = ast.Call(ast.Attribute(stmt.value, "copy", ast.Load()), [],
+                                              [])
+                buffers = {name}
+                self.buffer[name] = buffers
+            seen |= buffers
         return out
 
     # facts about names and expressions
@@ -286,6 +305,8 @@ class _State:
         if self.allocates(value):
             self.buffer[target] = {target}
             self.fresh.add(target)
+        elif isinstance(value, ast.Call) and _dotted(value.func) == "float":
+            self.buffer[target] = set()  # a Python float
         else:  # a name, a view, anything else: may share memory with what it reads
             shared = set()
             for name in _reads(value):

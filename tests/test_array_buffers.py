@@ -166,3 +166,19 @@ def test_arguments_are_never_written_even_when_they_alias():
     np.testing.assert_allclose(gy, np.tanh(x), rtol=1e-13)
     assert not np.shares_memory(gx, gy)
     assert_never_writes_arguments(g, arguments)
+
+
+def equal_gradients(x, y):
+    return np.sum(np.exp(x + y))
+
+
+def test_equal_gradients_are_arrays_of_their_own():
+    """d/dx and d/dy of sum(exp(x + y)) are the same array value: two arrays all the same (a
+    caller updating one in place must not change the other)."""
+    for family in (symgrad.grad, symgrad.value_and_grad):
+        g = family(equal_gradients, wrt=("x", "y"), shapes={"x": ("n",), "y": ("n",)})
+        x, y = RNG.uniform(-1.0, 1.0, 4), RNG.uniform(-1.0, 1.0, 4)
+        out = g(x, y)
+        gx, gy = out if family is symgrad.grad else out[1]
+        np.testing.assert_allclose(gx, np.exp(x + y), rtol=1e-15)
+        assert np.array_equal(gx, gy) and not np.shares_memory(gx, gy)
