@@ -20,32 +20,34 @@ was (the exceptions are said):
    operations and their order are unchanged (``a + b`` and ``b + a`` are the same float), so a
    primal value is the float the primal computes. Only in a derivative line, a full-size product
    applied in place is applied factor by factor (``t *= w2; t *= r[:, None]``: a rounding apart,
-   and no temporary of the full size). A fresh operand is only rebuilt in place when a ufunc call
-   is on the way (NumPy already reuses the temporaries of operators on large arrays itself), or a
-   buffer is reused.
+   and no temporary of the full size). A new array (``X @ w``) is built on in place when a
+   ufunc call or two or more operations follow (``r = X @ w; r += b; r -= y``), except in a
+   result's line (parameter-sized, read best whole: ``2.0 * (X.T @ r) / n``); an elementwise part
+   under a reduction or ``@`` is computed in a buffer that dies at that line
+   (``_t1 *= _dz; _t1.sum(axis=0)``), when nothing else in the line reads it.
 
-The first ``+=`` into a fresh ``np.zeros`` buffer (an index adjoint) is printed as a store.
-Nothing here runs unless every parameter is converted to a float64 array first
-(``x = np.asarray(x, dtype=float)``): then every buffer is float64, and every operand met on the
-way is a bool, an integer or float64 (checked), so the in-place result has the dtype the plain
-expression has.
+The first ``+=`` into a fresh ``np.zeros`` buffer (an index adjoint) is printed as a store, and a
+result sharing memory with an earlier one (``dy = dx``: equal gradients) is a copy. Only parameters
+converted to float64 arrays (``x = np.asarray(x, dtype=float)``) are known float64: every buffer
+is float64, and every operand met on the way is checked to be bool, an integer or float64 (a
+float32 constant array is never applied in place), so the in-place result has the dtype the plain
+expression has. ``array_facts.Facts`` holds what is known of each name and expression.
 """
 import ast
 import copy
 
 import numpy
 
-from .shapes import ONE
+from .array_facts import Facts, low_dtype, reads, ufunc_of
+from .fence import dotted
 
-_REDUCTIONS = frozenset({"sum", "max", "min", "prod", "mean"})
-_ALLOCATING_CALLS = frozenset({"np.where", "np.zeros", "np.ones", "np.concatenate", "np.stack",
-                               "np.clip", "np.round", "np.cumsum", "np.outer"})
 _COMMUTATIVE = (ast.Add, ast.Mult)
 _REFLECTED = {ast.Sub: "np.subtract", ast.Div: "np.divide", ast.Pow: "np.power"}
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
-def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(), results=()):
+def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(),
+                  results=()):
     """The printed body ``body`` of an array gradient rewritten to work in place (module text).
 
     Args:
@@ -67,7 +69,7 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
     if not floats or not _single_assignment(body):
         return list(body)
     low = set(floats) | set(dims) | {name for name, value in constants.items()
-                                     if _low_dtype(numpy.asarray(value).dtype)}
+                                     if low_dtype(numpy.asarray(value).dtype)}
     state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results))
     body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
@@ -78,15 +80,10 @@ def _is_float_conversion(stmt):
     if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
         return False
     call = stmt.value
-    return (_dotted(call.func) == "np.asarray" and len(call.args) == 1 and
+    return (dotted(call.func) == "np.asarray" and len(call.args) == 1 and
             isinstance(call.args[0], ast.Name) and call.args[0].id == stmt.targets[0].id and
             any(k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id == "float"
                 for k in call.keywords))
-
-
-def _low_dtype(dtype):
-    """bool, an integer or float64: what meets a float64 array and leaves it float64."""
-    return dtype.kind in "biu" or dtype == numpy.float64
 
 
 def _single_assignment(body):
@@ -107,23 +104,6 @@ def _flat(body):
             yield from _flat(stmt.body)
 
 
-def _dotted(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-def _reads(node):
-    """Names read by a statement or expression (an augmented target is read too)."""
-    found = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-        found.append(node.target.id)
-    return found
-
-
 def _plain(stmt):
     """An assignment of a name at the top level (the only statements moved or merged)."""
     return isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
@@ -133,25 +113,12 @@ def _name(name, store=False):
     return ast.Name(name, ast.Store() if store else ast.Load())
 
 
-def _call(dotted, args, out=None):
-    node = _name(dotted.split(".")[0])
-    for part in dotted.split(".")[1:]:
+def _call(spelling, args, out=None):
+    node = _name(spelling.split(".")[0])
+    for part in spelling.split(".")[1:]:
         node = ast.Attribute(node, part, ast.Load())
     keywords = [] if out is None else [ast.keyword("out", _name(out))]
     return ast.Call(node, args, keywords)
-
-
-def _ufunc(call):
-    """The NumPy ufunc an ``np.f(...)`` call is (positional arguments only), else None."""
-    name = _dotted(call.func)
-    if call.keywords or name is None or not name.startswith("np.") or name.count(".") != 1:
-        return None
-    found = getattr(numpy, name[3:], None)
-    if isinstance(found, numpy.ufunc) and found.nout == 1 and found.nin == len(call.args):
-        return found
-    if name == "np.round" and len(call.args) == 1:
-        return numpy.round
-    return None
 
 
 # --- 1. inlining ------------------------------------------------------------------------------
@@ -161,7 +128,7 @@ def _inline(body, inlinable, shapes):
         changed = False
         counts = {}
         for stmt in body:
-            for name in _reads(stmt):
+            for name in reads(stmt):
                 counts[name] = counts.get(name, 0) + 1
         for i, stmt in enumerate(body):
             if not _plain(stmt) or stmt.targets[0].id not in inlinable:
@@ -169,7 +136,7 @@ def _inline(body, inlinable, shapes):
             name = stmt.targets[0].id
             if counts.get(name) != 1:
                 continue
-            j = next(k for k in range(i + 1, len(body)) if name in _reads(body[k]))
+            j = next(k for k in range(i + 1, len(body)) if name in reads(body[k]))
             if not all(_plain(s) for s in body[i + 1:j + 1]) or not _on_spine(body[j].value,
                                                                                name):
                 continue
@@ -191,7 +158,7 @@ def _on_spine(node, name):
         return _on_spine(node.left, name) or _on_spine(node.right, name)
     if isinstance(node, ast.UnaryOp):
         return _on_spine(node.operand, name)
-    if isinstance(node, ast.Call) and _ufunc(node) is not None:
+    if isinstance(node, ast.Call) and ufunc_of(node) is not None:
         return any(_on_spine(a, name) for a in node.args)
     return False
 
@@ -216,8 +183,8 @@ def _stores(body):
                 isinstance(stmt.target.value, ast.Name) and _plain(previous) and
                 previous.targets[0].id == stmt.target.value.id and
                 isinstance(previous.value, ast.Call) and
-                _dotted(previous.value.func) == "np.zeros" and
-                stmt.target.value.id not in _reads(stmt.value)):
+                dotted(previous.value.func) == "np.zeros" and
+                stmt.target.value.id not in reads(stmt.value)):
             out.append(ast.Assign([stmt.target], stmt.value, lineno=None))
             continue
         out.append(stmt)
@@ -225,19 +192,12 @@ def _stores(body):
 
 
 # --- 2 and 3: reordering and working in place -------------------------------------------------
-class _State:
-    """What is known of each name while the body is walked in order."""
+class _State(Facts):
+    """The walk over the body: each line's plan, the lines moved, the lines printed."""
 
     def __init__(self, shapes, scalars, floats, low, derivative, results):
-        self.shapes = dict(shapes)
-        self.shapes.update(scalars)
-        for name in floats:
-            self.shapes.setdefault(name, ())
-        self.floats = set(floats)  # names holding a float64 array (rank >= 1) or a float64 value
-        self.low = set(low)  # names of dtype bool, an integer or float64
+        super().__init__(shapes, scalars, floats, low)
         self.derivative, self.results = derivative, results
-        self.buffer = {}  # name -> the set of buffers (names that allocated) it may share memory with
-        self.fresh = set()  # names that allocated their buffer
 
     def run(self, body):
         body = list(body)
@@ -249,7 +209,7 @@ class _State:
                     if isinstance(inner, ast.Assign) and isinstance(inner.targets[0], ast.Name):
                         name = inner.targets[0].id
                         shared = {name} if self.allocates(inner.value) else set()
-                        for read in ([] if shared else _reads(inner.value)):
+                        for read in ([] if shared else reads(inner.value)):
                             shared |= self.buffer.get(read, set())
                         self.buffer[name] = shared
                 out.append(stmt)
@@ -297,133 +257,6 @@ class _State:
         return out
 
     # facts about names and expressions
-    def record(self, target, value):
-        if self.is_float(value):
-            self.floats.add(target)
-        if self.is_low(value):
-            self.low.add(target)
-        if self.allocates(value):
-            self.buffer[target] = {target}
-            self.fresh.add(target)
-        elif isinstance(value, ast.Call) and _dotted(value.func) == "float":
-            self.buffer[target] = set()  # a Python float
-        else:  # a name, a view, anything else: may share memory with what it reads
-            shared = set()
-            for name in _reads(value):
-                shared |= self.buffer.get(name, set())
-            self.buffer[target] = shared
-
-    def shape(self, node):
-        """The static shape of a printed expression, or None when not known here."""
-        if hasattr(node, "symgrad_shape"):
-            return node.symgrad_shape
-        if isinstance(node, ast.Name):
-            return self.shapes.get(node.id)
-        if isinstance(node, ast.Constant):
-            return ()
-        if isinstance(node, ast.UnaryOp):
-            return self.shape(node.operand)
-        if isinstance(node, ast.BinOp):
-            left, right = self.shape(node.left), self.shape(node.right)
-            if isinstance(node.op, ast.MatMult):
-                return _matmul(left, right)
-            return _broadcast(left, right)
-        if isinstance(node, ast.Attribute) and node.attr == "T":
-            inner = self.shape(node.value)
-            return None if inner is None else tuple(reversed(inner))
-        if isinstance(node, ast.Subscript):
-            return self.expanded(node)
-        if isinstance(node, ast.Call):
-            if _ufunc(node) is not None:
-                return _broadcast(*[self.shape(a) for a in node.args])
-            if _dotted(node.func) == "np.where" and len(node.args) == 3:
-                return _broadcast(*[self.shape(a) for a in node.args])
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS:
-                return self.reduced(node)
-        return None
-
-    def expanded(self, node):
-        """``x[:, None]``, ``x[None]``: the shape of ``x`` with size-1 axes put in."""
-        inner = self.shape(node.value)
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if inner is None:
-            return None
-        shape, k = [], 0
-        for item in items:
-            if isinstance(item, ast.Constant) and item.value is None:
-                shape.append(ONE)
-            elif isinstance(item, ast.Slice) and item.lower is None and item.upper is None and \
-                    item.step is None and k < len(inner):
-                shape.append(inner[k])
-                k += 1
-            else:
-                return None
-        return tuple(shape) + tuple(inner[k:])
-
-    def reduced(self, node):
-        inner = self.shape(node.func.value)
-        if inner is None or node.args:
-            return None
-        keywords = {k.arg: k.value for k in node.keywords}
-        if set(keywords) - {"axis", "keepdims"}:
-            return None
-        axis = keywords.get("axis")
-        if axis is None:
-            axes = set(range(len(inner)))
-        else:
-            items = axis.elts if isinstance(axis, ast.Tuple) else [axis]
-            if not all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in items):
-                return None
-            axes = {a.value % len(inner) for a in items} if inner else set()
-        keep = keywords.get("keepdims")
-        keep = isinstance(keep, ast.Constant) and keep.value is True
-        return tuple(ONE if k in axes else d for k, d in enumerate(inner)
-                     if keep or k not in axes)
-
-    def allocates(self, node):
-        """Whether evaluating ``node`` makes a new array (never a view of another)."""
-        if isinstance(node, ast.BinOp) or isinstance(node, ast.UnaryOp) and isinstance(
-                node.op, ast.USub):
-            return True
-        if isinstance(node, ast.Call):
-            if _ufunc(node) is not None or _dotted(node.func) in _ALLOCATING_CALLS:
-                return not node.keywords or _dotted(node.func) == "np.where"
-            return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS
-        return False
-
-    def is_float(self, node):
-        """Whether ``node`` is surely a float64 array of rank >= 1 (or a float64 number)."""
-        if isinstance(node, ast.Name):
-            return node.id in self.floats
-        if isinstance(node, ast.BinOp):  # float64 with int, bool or float64: float64
-            return self.is_float(node.left) and self.is_low(node.right) or \
-                self.is_float(node.right) and self.is_low(node.left)
-        if isinstance(node, ast.UnaryOp):
-            return self.is_float(node.operand)
-        if isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) and node.attr == "T":
-            return self.is_float(node.value) and self.is_low(node)  # a view, or a gather
-        if isinstance(node, ast.Call):
-            name = _dotted(node.func)
-            if name in ("np.zeros", "np.ones") and not node.keywords:
-                return True
-            if name == "np.where" and len(node.args) == 3:
-                return self.is_float(node.args[1]) or self.is_float(node.args[2])
-            if _ufunc(node) is not None:
-                return any(self.is_float(a) for a in node.args) and self.is_low(node)
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS:
-                return self.is_float(node.func.value)
-        return False
-
-    def is_low(self, node):
-        """Whether ``node`` is surely of dtype bool, an integer or float64 (Python numbers too)."""
-        for n in ast.walk(node):
-            if isinstance(n, ast.Constant) and not isinstance(n.value, (bool, int, float)) and \
-                    n.value is not None:
-                return False
-        called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
-        return all(n.id in self.low or n.id == "np" for n in ast.walk(node)
-                   if isinstance(n, ast.Name) and id(n) not in called)
-
     # the plan of one line
     def plan(self, value, shape, body, i, hoisted, target=None):
         """``(plan, moved)``: how to compute ``value`` in place (None: as printed), or the later
@@ -468,7 +301,7 @@ class _State:
             return [node.left, node.right]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return [node.operand]
-        if isinstance(node, ast.Call) and _ufunc(node) is not None:
+        if isinstance(node, ast.Call) and ufunc_of(node) is not None:
             return list(node.args)
         return None
 
@@ -485,13 +318,13 @@ class _State:
                     continue
                 if not self.is_low(other):
                     return False
-                if step and any(self.buffer.get(n, set()) & buffers for n in _reads(other)):
+                if step and any(self.buffer.get(n, set()) & buffers for n in reads(other)):
                     return False
         return True
 
     def shares(self, stmt, name):
         buffers = self.buffer.get(name, set())
-        return any(self.buffer.get(n, set()) & buffers for n in _reads(stmt))
+        return any(self.buffer.get(n, set()) & buffers for n in reads(stmt))
 
     def hoistable(self, body, i, later, hoisted):
         """The lines ``later`` (after line ``i``) and what they need from between, when they can
@@ -502,7 +335,7 @@ class _State:
             return None
         moving = set(later)
         for k in sorted(later, reverse=True):
-            for name in _reads(body[k]):
+            for name in reads(body[k]):
                 for j in range(i, k):
                     if body[j].targets[0].id == name:
                         if j == i:
@@ -512,7 +345,7 @@ class _State:
         while changed:  # what the moved lines need, transitively
             changed = False
             for k in sorted(moving):
-                for name in _reads(body[k]):
+                for name in reads(body[k]):
                     for j in range(i, k):
                         if body[j].targets[0].id == name and j not in moving:
                             if j == i:
@@ -543,8 +376,8 @@ class _State:
                         continue
                     if any(self.shares(s, leaf.id) for s in body[i + 1:]):
                         continue
-                    outside = _reads(stmt.value)
-                    for name in _reads(node):
+                    outside = reads(stmt.value)
+                    for name in reads(node):
                         outside.remove(name)
                     if any(self.buffer.get(n, set()) & self.buffer.get(leaf.id, set())
                            for n in outside):
@@ -576,7 +409,7 @@ class _State:
                 other = node.right if k == 0 else node.left
                 # split into steps only what does not read the buffer (it changes in between)
                 split = line in self.derivative and not any(
-                    self.buffer.get(n, set()) & buffers for n in _reads(other))
+                    self.buffer.get(n, set()) & buffers for n in reads(other))
                 if k == 0 or isinstance(node.op, _COMMUTATIVE):
                     lines.extend(self.augmented(target, node.op, other, split))
                 else:
@@ -610,25 +443,3 @@ class _State:
         return [ast.AugAssign(_name(target, True), op, other)]
 
 
-def _broadcast(*shapes):
-    if any(s is None for s in shapes):
-        return None
-    rank = max((len(s) for s in shapes), default=0)
-    result = []
-    for axis in range(-rank, 0):
-        found = ONE
-        for s in shapes:
-            if len(s) < -axis or s[axis] == ONE:
-                continue
-            if found == ONE:
-                found = s[axis]
-            elif found != s[axis]:
-                return None
-        result.append(found)
-    return tuple(result)
-
-
-def _matmul(a, b):
-    if a is None or b is None or not 1 <= len(a) <= 2 or not 1 <= len(b) <= 2:
-        return None
-    return tuple(a[:-1]) + tuple(b[1:])
