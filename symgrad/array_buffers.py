@@ -48,7 +48,7 @@ _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(),
                   results=()):
-    """The printed body ``body`` of an array gradient rewritten to work in place (module text).
+    """The printed body ``body`` of an array gradient, rewritten to work in place.
 
     Args:
         body: the statements after the prelude, ending with the ``return`` (not modified).
@@ -256,7 +256,6 @@ class _State(Facts):
             seen |= buffers
         return out
 
-    # facts about names and expressions
     # the plan of one line
     def plan(self, value, shape, body, i, hoisted, target=None):
         """``(plan, moved)``: how to compute ``value`` in place (None: as printed), or the later
