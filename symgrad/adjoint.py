@@ -15,8 +15,9 @@ is linear in the adjoints, so scalar factors ride outside and meet the smallest 
 import sympy
 from sympy import S
 
-from .array_ops import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
-                        as_result, broadcast_to, index, merge_index_adjoints, reduce_, reshape)
+from .array_indexing import INDEX, INDEX_ADJOINT, index, merge_index_adjoints
+from .array_ops import (BROADCAST_TO, EXPAND_DIMS, RESHAPE, SUM, TRANSPOSE, as_result,
+                        broadcast_to, reduce_, reshape)
 from .differentiate import _names_back, derivative, reached_symbols
 from .errors import OptionError
 from .program import Assignment, Program, active_symbols, fresh_name, real_symbol

@@ -15,6 +15,7 @@ The one place that knows backends (``math``, ``numpy``) and names temporaries. S
 5. name results ``d<out>_d<wrt>``, print with ``astor`` wrapping lines at 100 columns.
 """
 import ast
+import bisect
 import io
 import math
 import os
@@ -29,6 +30,7 @@ from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 LINE_WIDTH = 100
@@ -139,15 +141,16 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
+    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
     more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix = [], 0, first
     while len(prefix) + len(body) - start > width:
         room = width - len(prefix)
-        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
-                   if start < pos <= start + room]
+        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
+            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
         if not fitting:  # a name longer than the room: break at the first place after it
-            later = [pos for pos, _, _ in tokens if pos > start]
+            later = positions[bisect.bisect_right(positions, start):]
             if start == 0 and body.startswith("(") and not body.startswith("def "):
                 later = [1]  # right after the opening parenthesis
             if not later:
@@ -383,10 +386,13 @@ def _factored(expr):
 
 
 def _lower(expr, backend):
-    """Replace functions the backend cannot print by their ``rules`` lowering."""
+    """Replace functions the backend cannot print by their ``rules`` lowering, and each
+    ``AsWritten`` by its written form (the primal's float: ``written.py``)."""
     def walk(node):
         if node.is_Atom:
             return node
+        if isinstance(node, AsWritten):
+            return walk(node.written)
         args = [walk(a) for a in node.args]
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))

@@ -6,13 +6,16 @@ name as ``x * x``, ``x**(1/2)`` as ``sqrt(x)``, negative powers as divisions, ``
 function through the backend column of its ``rules`` row.
 """
 import ast
+import importlib.util
 import math
 
 import sympy
 from sympy import S
 
+from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
+from .written import AsWritten
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
                     Written, rule_for_class, written_spelling)
 
@@ -48,6 +51,11 @@ class Printer:
         return self.node(e)
 
     def name(self, dotted):
+        root = dotted.partition(".")[0]
+        if root in OPTIONAL_IMPORTS and importlib.util.find_spec(root) is None:
+            _, module, package, pip_name = OPTIONAL_IMPORTS[root]
+            raise OptionError(f"backend {self.backend!r} prints this function as `{dotted}`, "
+                              f"which needs {package}: pip install {pip_name}")
         return dotted_name(dotted)
 
     def call(self, dotted, args):
@@ -123,6 +131,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
+        if isinstance(e, AsWritten):  # the primal's float (emit replaces these first)
+            return self.node(e.written)
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             return e.rule.numpy(self, e)
         if isinstance(e, Written):
@@ -187,7 +197,9 @@ class Printer:
             for arg in e.args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
-        return self.call(printed, e.args)
+        integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
+        return ast.Call(self.name(printed), [self.number(int(a)) if k in integers else self.node(a)
+                                             for k, a in enumerate(e.args)], [])
 
     def add(self, e, negate=False):
         """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same
