@@ -88,7 +88,8 @@ def in_place(program, body, prelude, results, stops, invented):
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
     adjoints = set(getattr(program, "adjoint_names", ()))
     variables = getattr(program, "variables", {}) or {}
-    primal = set(variables) | {s.name for s in variables.values() if s is not None}
+    primal = set(variables) | {s.name for s in variables.values()  # a variable may be a number
+                               if getattr(s, "is_Symbol", False)}
     anonymous = {a.target.name for a in program.bindings if getattr(a.expr, "rule", None)
                  is not None and a.target.name not in primal}
     keep = set(results) | set(stops) | set(program.param_names)

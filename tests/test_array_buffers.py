@@ -182,3 +182,16 @@ def test_equal_gradients_are_arrays_of_their_own():
         gx, gy = out if family is symgrad.grad else out[1]
         np.testing.assert_allclose(gx, np.exp(x + y), rtol=1e-15)
         assert np.array_equal(gx, gy) and not np.shares_memory(gx, gy)
+
+
+def number_variable(x, lam=0.5):
+    scale = 2
+    return np.sum(x * x) * scale + lam * np.sum(x)
+
+
+def test_a_variable_bound_to_a_number_is_read_as_one():
+    """A primal variable whose value is a number (``scale = 2``) has no symbol to keep."""
+    x = RNG.uniform(-1.0, 1.0, 5)
+    g = symgrad.grad(number_variable, shapes={"x": ("n",)})
+    np.testing.assert_allclose(g(x), 4.0 * x + 0.5, rtol=1e-15)
+    np.testing.assert_allclose(g(x, 0.25), 4.0 * x + 0.25, rtol=1e-15)
