@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import symgrad
+from symgrad import stop_gradient
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = importlib.util.spec_from_file_location(
@@ -195,3 +196,20 @@ def test_a_variable_bound_to_a_number_is_read_as_one():
     g = symgrad.grad(number_variable, shapes={"x": ("n",)})
     np.testing.assert_allclose(g(x), 4.0 * x + 0.5, rtol=1e-15)
     np.testing.assert_allclose(g(x, 0.25), 4.0 * x + 0.25, rtol=1e-15)
+
+
+def rounded(w):
+    q = w + stop_gradient(np.round(w * 4.0) / 4.0 - w)
+    return np.sum(q * q)
+
+
+def test_round_in_place_is_numpys_round():
+    """``np.round`` worked in place is printed ``np.rint(t, out=t)``: the same floats, ties to
+    even (w * 4 = 0.5, 1.5, 2.5, -0.5 round to 0, 2, 2, -0): the gradient is 2 q with
+    q = round(4 w) / 4, and the value is the primal's float."""
+    w = np.array([0.125, 0.375, 0.625, -0.125, 0.3, -1.2])
+    both = symgrad.value_and_grad(rounded, shapes={"w": ("n",)})
+    assert "np.rint(" in both.source
+    value, g = both(w)
+    q = np.array([0.0, 0.5, 0.5, -0.0, 0.25, -1.25])
+    assert np.array_equal(g, 2.0 * q) and value == rounded(w)
