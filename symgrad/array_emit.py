@@ -88,8 +88,10 @@ def in_place(program, body, prelude, results, stops, invented):
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
     adjoints = set(getattr(program, "adjoint_names", ()))
     variables = getattr(program, "variables", {}) or {}
-    primal = set(variables) | {s.name for s in variables.values()  # a variable may be a number
-                               if getattr(s, "is_Symbol", False)}
+    # a variable's value is its symbol, or a number when the body bound it to one (a loop
+    # index, `total = 0.0` before a loop): only a symbol names an assignment
+    primal = set(variables) | {s.name for s in variables.values()
+                               if s is not None and s.is_Symbol}
     anonymous = {a.target.name for a in program.bindings if getattr(a.expr, "rule", None)
                  is not None and a.target.name not in primal}
     keep = set(results) | set(stops) | set(program.param_names)
