@@ -27,12 +27,19 @@ was (the exceptions are said):
    under a reduction or ``@`` is computed in a buffer that dies at that line
    (``_t1 *= _dz; _t1.sum(axis=0)``), when nothing else in the line reads it.
 
-The first ``+=`` into a fresh ``np.zeros`` buffer (an index adjoint) is printed as a store, and a
-result sharing memory with an earlier one (``dy = dx``: equal gradients) is a copy. Only parameters
-converted to float64 arrays (``x = np.asarray(x, dtype=float)``) are known float64: every buffer
-is float64, and every operand met on the way is checked to be bool, an integer or float64 (a
-float32 constant array is never applied in place), so the in-place result has the dtype the plain
-expression has. ``array_facts.Facts`` holds what is known of each name and expression.
+The first ``+=`` into a fresh ``np.zeros`` (or ``np.zeros_like``) buffer (an index adjoint) is
+printed as a store, and a result sharing memory with an earlier one (``dy = dx``: equal gradients)
+is a copy. Only parameters converted to float64 arrays (``x = np.asarray(x, dtype=float)``, or
+``x.astype(float)`` for a Dask array) are known float64: every buffer is float64, and every operand
+met on the way is checked to be bool, an integer or float64 (a float32 constant array is never
+applied in place), so the in-place result has the dtype the plain expression has.
+``array_facts.Facts`` holds what is known of each name and expression.
+
+Dask arrays (``array_emit.conversions`` keeps them) allow ``t *= u`` and ``np.exp(t, out=t)`` when
+``t`` is a Dask array, lazily, but not a NumPy buffer updated with a Dask operand, nor ``out=`` for
+a function that is not a ufunc. So a buffer is updated in place only with operands computed from
+parameters its own value is computed from (``Facts.sources``: if one of them is a Dask array, so is
+the buffer), and ``np.round`` in place is printed ``np.rint`` (the same values, a ufunc).
 """
 import ast
 import copy
@@ -78,6 +85,15 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
 
 
 def _is_float_conversion(stmt):
+    """``x = np.asarray(x, dtype=float)``, or ``array_emit.conversions``' ``x =
+    np.asarray(x, dtype=float) if ... else x.astype(float)`` (float64 both ways)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.IfExp):
+        kept = stmt.value.orelse
+        if not (isinstance(kept, ast.Call) and isinstance(kept.func, ast.Attribute) and
+                kept.func.attr == "astype" and dotted(kept.func.value) == stmt.targets[0].id and
+                len(kept.args) == 1 and dotted(kept.args[0]) == "float"):
+            return False
+        stmt = ast.Assign(stmt.targets, stmt.value.body)
     if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
         return False
     call = stmt.value
@@ -88,8 +104,14 @@ def _is_float_conversion(stmt):
 
 
 def _single_assignment(body):
+    """Whether every name is bound once; ``t = float(t)`` (a scalar result made a float, unless it
+    is a 0-d Dask array: ``array_emit.scalar_result_statements``) does not count."""
     seen = set()
     for stmt in _flat(body):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and \
+                dotted(stmt.value.func) == "float" and len(stmt.value.args) == 1 and \
+                dotted(stmt.value.args[0]) == dotted(stmt.targets[0]):
+            continue
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if not isinstance(target, ast.Name) or target.id in seen:
@@ -175,7 +197,8 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _stores(body):
-    """The first ``z[i] += g`` right after ``z = np.zeros(shape)`` as ``z[i] = g``."""
+    """The first ``z[i] += g`` right after ``z = np.zeros(shape)`` (or ``np.zeros_like(p,
+    shape=...)``) as ``z[i] = g``."""
     out = []
     for stmt in body:
         previous = out[-1] if out else None
@@ -184,7 +207,7 @@ def _stores(body):
                 isinstance(stmt.target.value, ast.Name) and _plain(previous) and
                 previous.targets[0].id == stmt.target.value.id and
                 isinstance(previous.value, ast.Call) and
-                dotted(previous.value.func) == "np.zeros" and
+                dotted(previous.value.func) in ("np.zeros", "np.zeros_like") and
                 stmt.target.value.id not in reads(stmt.value)):
             out.append(ast.Assign([stmt.target], stmt.value, lineno=None))
             continue
@@ -213,6 +236,7 @@ class _State(Facts):
                         for read in ([] if shared else reads(inner.value)):
                             shared |= self.buffer.get(read, set())
                         self.buffer[name] = shared
+                        self.sources[name] = self.sources_of(inner.value)
                 out.append(stmt)
                 i += 1
                 continue
@@ -307,16 +331,18 @@ class _State(Facts):
 
     def valid(self, leaf, path):
         """Whether updating the leaf in place along ``path`` gives the same values and dtype:
-        the other operands are bool, integers or float64, a power is only applied in place
-        to its base, and after the first operation nothing reads the leaf's buffer."""
+        the other operands are bool, integers or float64, computed from the leaf's parameters
+        only (a Dask operand never meets a NumPy buffer), a power is only applied in place to its
+        base, and after the first operation nothing reads the leaf's buffer."""
         buffers = self.buffer.get(leaf.id, set()) if isinstance(leaf, ast.Name) else set()
+        sources = self.sources_of(leaf)
         for step, (node, k) in enumerate(path):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and k != 0:
                 return False
             for j, other in enumerate(self.operands(node)):
                 if j == k:
                     continue
-                if not self.is_low(other):
+                if not self.is_low(other) or not self.sources_of(other) <= sources:
                     return False
                 if step and any(self.buffer.get(n, set()) & buffers for n in reads(other)):
                     return False

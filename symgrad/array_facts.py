@@ -17,6 +17,8 @@ from .shapes import ONE
 _REDUCTIONS = frozenset({"sum", "max", "min", "prod", "mean"})
 _ALLOCATING_CALLS = frozenset({"np.where", "np.zeros", "np.ones", "np.concatenate", "np.stack",
                                "np.clip", "np.round", "np.cumsum", "np.outer"})
+_NUMPY_CONSTRUCTORS = frozenset({"np.zeros", "np.ones", "np.full", "np.eye", "np.arange",
+                                 "np.array"})
 
 def low_dtype(dtype):
     """bool, an integer or float64: what meets a float64 array and leaves it float64."""
@@ -65,8 +67,25 @@ class Facts:
         self.low = set(low)  # names of dtype bool, an integer or float64
         self.buffer = {}  # name -> the buffers (names that allocated) it may share memory with
         self.fresh = set()  # names that allocated their buffer
+        self.sources = {name: {name} for name in floats}  # name -> the parameters it is read from
+
+    def sources_of(self, node):
+        """The parameters ``node`` is computed from (not through ``.shape``: a size is an int).
+        A constructor (``np.zeros(shape)``, ``np.full``) makes a NumPy array whatever its
+        arguments: none."""
+        if isinstance(node, ast.Call) and dotted(node.func) in _NUMPY_CONSTRUCTORS:
+            return set()
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+            return set()
+        if isinstance(node, ast.Name):
+            return set(self.sources.get(node.id, ()))
+        found = set()
+        for child in ast.iter_child_nodes(node):
+            found |= self.sources_of(child)
+        return found
 
     def record(self, target, value):
+        self.sources[target] = self.sources_of(value)
         if self.is_float(value):
             self.floats.add(target)
         if self.is_low(value):

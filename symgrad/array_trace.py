@@ -200,10 +200,14 @@ def _asarray(value, dtype=None, **kwargs):
     return value if isinstance(value, SymbolicArray) else wrap(np.asarray(value, **kwargs))
 
 
-def _float(value):
-    if isinstance(value, (SymbolicArray, sympy.Basic)):
-        return np.asarray(_plain(value), dtype=object)[()]
-    return float(value)
+class _Float(float):
+    """``float`` for the generated code under a trace: a call keeps an expression as it is, and it
+    is still a type (the generated code asks ``isinstance(n, float)`` of sizes)."""
+
+    def __new__(cls, value=0.0):
+        if isinstance(value, (SymbolicArray, sympy.Basic)):
+            return np.asarray(_plain(value), dtype=object)[()]
+        return float(value)
 
 
 def _object_array(make):
@@ -223,13 +227,17 @@ class _NumPy(types.SimpleNamespace):
 
 _TRACED_NUMPY = _NumPy(asarray=_asarray, array=_asarray, zeros=_object_array(np.zeros),
                        ones=_object_array(np.ones), full=_object_array(np.full),
-                       empty=_object_array(np.zeros), eye=_object_array(np.eye))
+                       empty=_object_array(np.zeros), eye=_object_array(np.eye),
+                       zeros_like=_object_array(np.zeros_like),
+                       ones_like=_object_array(np.ones_like),
+                       full_like=_object_array(np.full_like),
+                       empty_like=_object_array(np.zeros_like))
 
 
 def traced_generated(function):
     """symgrad's generated ``function`` with ``np.asarray`` and ``float`` that keep expressions,
     so it runs on ``SymbolicArray`` arguments (its own globals are left as they are)."""
-    namespace = dict(function.__globals__, np=_TRACED_NUMPY, float=_float)
+    namespace = dict(function.__globals__, np=_TRACED_NUMPY, float=_Float)
     return types.FunctionType(function.__code__, namespace, function.__name__,
                               function.__defaults__, function.__closure__)
 
