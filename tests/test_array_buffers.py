@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import symgrad
+from symgrad import stop_gradient
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = importlib.util.spec_from_file_location(
@@ -168,3 +169,49 @@ def test_arguments_are_never_written_even_when_they_alias():
     np.testing.assert_allclose(gy, np.tanh(x), rtol=1e-13)
     assert not np.shares_memory(gx, gy)
     assert_never_writes_arguments(g, arguments)
+
+
+def equal_gradients(x, y):
+    return np.sum(np.exp(x + y))
+
+
+def test_equal_gradients_are_arrays_of_their_own():
+    """d/dx and d/dy of sum(exp(x + y)) are the same array value: two arrays all the same (a
+    caller updating one in place must not change the other)."""
+    for family in (symgrad.grad, symgrad.value_and_grad):
+        g = family(equal_gradients, wrt=("x", "y"), shapes={"x": ("n",), "y": ("n",)})
+        x, y = RNG.uniform(-1.0, 1.0, 4), RNG.uniform(-1.0, 1.0, 4)
+        out = g(x, y)
+        gx, gy = out if family is symgrad.grad else out[1]
+        np.testing.assert_allclose(gx, np.exp(x + y), rtol=1e-15)
+        assert np.array_equal(gx, gy) and not np.shares_memory(gx, gy)
+
+
+def number_variable(x, lam=0.5):
+    scale = 2
+    return np.sum(x * x) * scale + lam * np.sum(x)
+
+
+def test_a_variable_bound_to_a_number_is_read_as_one():
+    """A primal variable whose value is a number (``scale = 2``) has no symbol to keep."""
+    x = RNG.uniform(-1.0, 1.0, 5)
+    g = symgrad.grad(number_variable, shapes={"x": ("n",)})
+    np.testing.assert_allclose(g(x), 4.0 * x + 0.5, rtol=1e-15)
+    np.testing.assert_allclose(g(x, 0.25), 4.0 * x + 0.25, rtol=1e-15)
+
+
+def rounded(w):
+    q = w + stop_gradient(np.round(w * 4.0) / 4.0 - w)
+    return np.sum(q * q)
+
+
+def test_round_in_place_is_numpys_round():
+    """``np.round`` worked in place is printed ``np.rint(t, out=t)``: the same floats, ties to
+    even (w * 4 = 0.5, 1.5, 2.5, -0.5 round to 0, 2, 2, -0): the gradient is 2 q with
+    q = round(4 w) / 4, and the value is the primal's float."""
+    w = np.array([0.125, 0.375, 0.625, -0.125, 0.3, -1.2])
+    both = symgrad.value_and_grad(rounded, shapes={"w": ("n",)})
+    assert "np.rint(" in both.source
+    value, g = both(w)
+    q = np.array([0.0, 0.5, 0.5, -0.0, 0.25, -1.25])
+    assert np.array_equal(g, 2.0 * q) and value == rounded(w)
