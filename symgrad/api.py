@@ -5,7 +5,6 @@ cache (``diskcache``), whose gradients are compiled from their stored source; on
 the pipeline (frontend, differentiate, emit), inside the functions that use it.
 """
 import contextlib
-import importlib.util
 
 from . import dependencies, diskcache
 from .cache import BuildCache, compile_gradient
@@ -39,8 +38,10 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
             constants (TF's ``tf.gradients(stop_gradients=...)``, PyTensor's ``consider_constant``).
         unconnected: "zero" returns 0.0 for a ``wrt`` the output does not depend on (through
             unstopped paths); "none" returns None there (TF's ``UnconnectedGradients.NONE``).
-        backend: "math" (floats) or "numpy" (elementwise on arrays); None: "math" for scalar
-            code, "numpy" for array code.
+        backend: "math" (floats), "numpy" (elementwise on arrays), "jax" (``jax.numpy``,
+            traceable by ``jax.jit``), "torch" (tensors of any device and dtype, no autograd
+            tape) or "array_api" (any Array API library, through ``array_api_compat``); None:
+            "math" for scalar code, "numpy" for array code (docs/backends.md).
         strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``); array code is
             always differentiated by reverse accumulation.
         shapes: for array code, parameter name → tuple of dimension names or ints
@@ -62,7 +63,8 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
         OptionError: an unknown ``wrt`` name (the message lists the parameters and the
             intermediates), a variable bound only inside a branch or to a tuple, an index out of
             range, ``wrt=None`` when every parameter has a default, an intermediate of a
-            ``GradientFunction`` (use ``hessian``), a bad option value.
+            ``GradientFunction`` (use ``hessian``), a bad option value, a backend whose library
+            is not installed (naming the extra) or that cannot print a construct (naming it).
         OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
@@ -220,8 +222,9 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
     from .emit import BACKENDS
     if backend is not None and backend not in BACKENDS:
         raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
-    if backend == "numpy" and importlib.util.find_spec("numpy") is None:
-        raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
+    if backend is not None:
+        from .backends import backend as backend_named
+        backend_named(backend).require()  # OptionError naming the extra to install
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     if shapes is not None and not isinstance(shapes, dict):
@@ -271,7 +274,8 @@ class ArrayGradientFunction(GradientFunction):
                 return _build(*options, program=program)
         state = Specialisations(primal, build_one)
         self = functools.partial.__new__(cls, state)
-        self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
+        self.primal, self.kind, self._derivatives = primal, kind, None
+        self.backend = options[5] or "numpy"
         self.specialisations = state
         return self
 
@@ -354,15 +358,17 @@ def _build(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program
 
 
 def _build_arrays(kind, f, program, wrt, unconnected, backend):
-    """A specialisation of array code: reverse accumulation, printed for NumPy."""
+    """A specialisation of array code: reverse accumulation, printed for NumPy (or ``backend``)."""
     from .adjoint import differentiate_arrays
     from .array_ops import as_result
     from .emit import emit
     from .program import Program, fresh_name, real_symbol
     from .shapes import show
 
-    if backend not in (None, "numpy"):
-        raise OptionError(f"array code is printed for backend 'numpy', not {backend!r}")
+    if backend == "math":
+        raise OptionError("array code cannot be printed for backend 'math' (floats): use "
+                          "'numpy', 'jax', 'torch' or 'array_api'")
+    backend = backend or "numpy"
     if kind in ("jacobian", "hessian"):
         raise OptionError(f"{kind} of array code is not supported yet: use symgrad.grad, or "
                           "symgrad.vjp with a cotangent per output")
@@ -393,11 +399,11 @@ def _build_arrays(kind, f, program, wrt, unconnected, backend):
         derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
         layout = (0, _shift(layout, 1))
-    name, source = emit(derivative, kind=kind, backend="numpy", wrt=names, layout=layout)
+    name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name
-    function = compile_gradient(source, name, "numpy", info.constants)
+    function = compile_gradient(source, name, backend, info.constants)
     return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
-                            kind=kind, backend="numpy")
+                            kind=kind, backend=backend)
 
 
 def _freeze_shapes(shapes):

@@ -5,19 +5,13 @@ traceback through generated code shows its lines; the entry is dropped when the 
 """
 import itertools
 import linecache
-import math
 import weakref
 
+from . import backends
+
 _counter = itertools.count()
-BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
-"""Backend name → the one import its generated code needs."""
-
-
-def _namespace(backend):
-    if backend == "numpy":
-        import numpy
-        return {"np": numpy}
-    return {"math": math}
+BACKENDS = {name: b.imports for name, b in backends.BACKENDS.items()}
+"""Backend name → the import line(s) its generated code needs (``backends.BACKENDS`` has the rest)."""
 
 
 def compile_gradient(source, function_name, backend, constants=None):
@@ -26,15 +20,18 @@ def compile_gradient(source, function_name, backend, constants=None):
     Args:
         source: the text of one ``def`` (as ``emit`` prints it).
         function_name: the name it defines.
-        backend: "math" or "numpy": which module the code may reference.
+        backend: a name of ``backends.BACKENDS``: which module the code may reference.
         constants: name → value of the constant arrays the code reads by name (or None).
 
     Returns:
         The Python function.
+
+    Raises:
+        OptionError: the backend's library is not installed (naming the extra to install).
     """
     filename = f"<symgrad-{next(_counter)} {function_name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace = _namespace(backend)
+    namespace = backends.backend(backend).namespace()
     namespace.update(constants or {})
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own printed AST
     function = namespace[function_name]

@@ -561,6 +561,10 @@ def _at_least_two(make):
 
 
 # --------------------------------------------------------------------------------------------
+AS_NUMPY = "as numpy"
+"""A backend column printing the ``numpy`` column's function from that backend's library."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One primitive function.
@@ -571,6 +575,8 @@ class Rule:
         build: callable(*sympy_args) → SymPy expression; defaults to ``sympy``.
         math: name printed for backend "math" ("math.exp", or a builtin "abs"); None = ``lower``.
         numpy: name printed for backend "numpy" ("np.exp"); None = ``lower``.
+        jax, torch, array_api: the name printed for those backends; ``AS_NUMPY`` (the default):
+            the ``numpy`` name in that library (``jnp.exp``, ``torch.exp``, ``xp.exp``).
         derivative: None (SymPy's fdiff), ZERO, or callable(expr, i) → ∂expr/∂(args[i]).
         lower: callable(*args) → an equivalent SymPy expression printable without this function.
         domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1").
@@ -582,6 +588,9 @@ class Rule:
     build: object = None
     math: str = None
     numpy: str = None
+    jax: str = AS_NUMPY
+    torch: str = AS_NUMPY
+    array_api: str = AS_NUMPY
     derivative: object = None
     lower: object = None
     domain: str = "real"
@@ -621,19 +630,26 @@ RULES = (
     Rule(("math.cos", "numpy.cos"), sympy.cos, math="math.cos", numpy="np.cos"),
     Rule(("math.tan", "numpy.tan"), sympy.tan, math="math.tan", numpy="np.tan", domain="unit"),
     Rule(("math.asin", "numpy.arcsin"), sympy.asin, math="math.asin", numpy="np.arcsin",
+         torch="torch.asin", array_api="xp.asin",
          domain="unit"),
     Rule(("math.acos", "numpy.arccos"), sympy.acos, math="math.acos", numpy="np.arccos",
+         torch="torch.acos", array_api="xp.acos",
          domain="unit"),
-    Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan"),
+    Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan",
+         torch="torch.atan", array_api="xp.atan"),
     Rule(("math.atan2", "numpy.arctan2"), sympy.atan2, math="math.atan2", numpy="np.arctan2",
+         torch="torch.atan2", array_api="xp.atan2",
          domain="positive", nargs=(2,)),
     Rule(("math.sinh", "numpy.sinh"), sympy.sinh, math="math.sinh", numpy="np.sinh"),
     Rule(("math.cosh", "numpy.cosh"), sympy.cosh, math="math.cosh", numpy="np.cosh"),
     Rule(("math.tanh", "numpy.tanh"), sympy.tanh, math="math.tanh", numpy="np.tanh"),
-    Rule(("math.asinh", "numpy.arcsinh"), sympy.asinh, math="math.asinh", numpy="np.arcsinh"),
+    Rule(("math.asinh", "numpy.arcsinh"), sympy.asinh, math="math.asinh", numpy="np.arcsinh",
+         torch="torch.asinh", array_api="xp.asinh"),
     Rule(("math.acosh", "numpy.arccosh"), sympy.acosh, math="math.acosh", numpy="np.arccosh",
+         torch="torch.acosh", array_api="xp.acosh",
          domain=">1"),
     Rule(("math.atanh", "numpy.arctanh"), sympy.atanh, math="math.atanh", numpy="np.arctanh",
+         torch="torch.atanh", array_api="xp.atanh",
          domain="unit"),
     Rule(("math.erf",), sympy.erf, math="math.erf"),
     Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
@@ -686,12 +702,21 @@ def rule_for_callable(obj):
     return found[1] if found is not None and found[0] is obj else None
 
 
+def spelling(rule, backend):
+    """The name ``rule``'s SymPy class prints as for ``backend`` (its column; ``AS_NUMPY`` gives
+    the ``numpy`` column, which the printer spells in the backend's library), or None."""
+    printed = getattr(rule, backend)
+    return rule.numpy if printed == AS_NUMPY else printed
+
+
 def written_spelling(rule, backend):
     """How a call of ``rule`` written in the source is printed for ``backend`` (``math.sqrt``,
     ``np.sqrt``, ``abs``), or None."""
-    printed = getattr(rule, backend)
+    printed = spelling(rule, backend)
     if printed:
         return printed
+    if getattr(rule, backend) == AS_NUMPY:
+        backend = "numpy"
     prefix = "math." if backend == "math" else "numpy."
     for dotted in rule.python:
         if dotted.startswith(prefix):

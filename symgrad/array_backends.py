@@ -1,0 +1,301 @@
+"""The array table's backend columns: how an array node prints for JAX, PyTorch and the Array API
+where the row's NumPy printer (``array_ops``, ``array_linalg``), with NumPy's names spelled for the
+library (``backends.Backend.spelling``), is not right there.
+
+``PRINTERS`` maps (row name, backend) to a printer ``(printer, node) -> ast``; a row without an
+entry prints through its ``numpy`` column. The differences:
+
+- new arrays (zero buffers, constant results, ``np.eye``) take the dtype and device of the
+  reference parameter (``printer.reference``), never the library's default (float32 in PyTorch);
+- JAX arrays are immutable: an index adjoint is ``z = z.at[i].add(g)``; PyTorch adds in place,
+  ``index_put_(..., accumulate=True)`` for an index array; the Array API writes slices in place
+  and uses ``.at`` on a JAX array, and has no scatter-add for an index array (refused);
+- results are arrays of the backend (a 0-d array for a scalar parameter, not a Python float,
+  which ``jax.jit`` could not trace);
+- PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``, ``torch.flip`` for a reversed
+  slice; the Array API: reductions as functions (``xp.sum(x, axis=...)``: its arrays have no
+  such methods), ``permute_dims``, ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
+"""
+import ast
+
+from .array_nodes import _axis_ast, _call, dims_ast
+from .errors import OptionError
+
+# --- helpers every backend column uses ----------------------------------------------------------
+def _reference(printer, attribute):
+    return ast.Attribute(ast.Name(printer.reference, ast.Load()), attribute, ast.Load())
+
+
+def _device(printer):
+    """The reference parameter's device (``device(x)`` of ``array_api_compat`` for the Array API)."""
+    if printer.backend == "array_api":
+        return ast.Call(ast.Name("device", ast.Load()), [ast.Name(printer.reference, ast.Load())],
+                        [])
+    return _reference(printer, "device")
+
+
+def like_reference(printer):
+    """``dtype=x.dtype`` (and ``device=...`` for PyTorch and the Array API) keywords."""
+    if printer.reference is None or printer.backend in ("numpy", "math"):
+        return []
+    keywords = [("dtype", _reference(printer, "dtype"))]
+    if printer.backend in ("torch", "array_api"):
+        keywords.append(("device", _device(printer)))
+    return keywords
+
+
+def full(printer, shape, value):
+    """``np.full(shape, value)`` (``shape`` and ``value`` printed) as an array of the reference
+    parameter's dtype and device."""
+    return _call(printer, "np.full", [shape, value], like_reference(printer))
+
+
+def zeros(printer, shape):
+    return _call(printer, "np.zeros", [shape], like_reference(printer))
+
+
+def constant(printer, name):
+    """A constant array of the namespace (a NumPy array) where the code reads it, as an array of
+    the backend on the reference parameter's device."""
+    keywords = [] if printer.reference is None else [("device", _device(printer))]
+    spelling = "torch.as_tensor" if printer.backend == "torch" else "np.asarray"
+    return _call(printer, spelling, [ast.Name(name, ast.Load())], keywords)
+
+
+def broadcast_shape(printer, names):
+    """The broadcast shape of the parameters ``names`` (already arrays of the backend)."""
+    shapes = [ast.Attribute(ast.Name(n, ast.Load()), "shape", ast.Load()) for n in names]
+    if len(shapes) == 1:
+        return shapes[0]
+    if printer.backend == "array_api":
+        arrays = _call(printer, "np.broadcast_arrays", [ast.Name(n, ast.Load()) for n in names])
+        return ast.Attribute(ast.Subscript(arrays, ast.Constant(0), ast.Load()), "shape",
+                             ast.Load())
+    return _call(printer, "np.broadcast_shapes", shapes)
+
+
+def refuse(printer, what, hint):
+    raise OptionError(f"{what} cannot be printed for backend {printer.backend!r}: {hint}")
+
+
+# --- rows ------------------------------------------------------------------------------------
+def _reduction(spelling, method):
+    """Reductions: ``x.sum(axis=..., keepdims=True)`` on JAX; PyTorch's ``amax``/``amin`` (its
+    ``max`` returns indices too) and ``prod`` of one axis; ``xp.sum(x, ...)`` for the Array API."""
+    def print_(printer, node):
+        axes, keepdims, rank = node.params
+        keywords = []
+        if tuple(axes) != tuple(range(rank)) or keepdims:
+            keywords.append(("axis", _axis_ast(axes)))
+        if keepdims:
+            keywords.append(("keepdims", ast.Constant(True)))
+        x = printer.node(node.inputs[0])
+        if printer.backend == "torch":
+            if method == "prod" and keywords and len(axes) > 1:
+                refuse(printer, "np.prod over several axes", "torch.prod reduces one axis: "
+                       "take the product axis by axis, or use backend 'numpy' or 'jax'")
+            name = {"max": "amax", "min": "amin"}.get(method, method)
+            return ast.Call(ast.Attribute(x, name, ast.Load()), [],
+                            [ast.keyword(k, v) for k, v in keywords])
+        if printer.backend == "array_api":
+            return _call(printer, spelling, [x], keywords)
+        return ast.Call(ast.Attribute(x, method, ast.Load()), [],
+                        [ast.keyword(k, v) for k, v in keywords])
+    return print_
+
+
+def _transpose(printer, node):
+    """``x.T`` for a matrix; ``permute`` / ``permute_dims`` for other ranks (``.T`` of other ranks
+    is deprecated in PyTorch and not in the Array API)."""
+    (perm,) = node.params
+    x = printer.node(node.inputs[0])
+    if len(perm) == 2 and perm == (1, 0):
+        return ast.Attribute(x, "T", ast.Load())
+    return _call(printer, "np.transpose", [x, ast.Tuple([ast.Constant(k) for k in perm],
+                                                        ast.Load())])
+
+
+def _index_items(printer, spec):
+    from .array_ops import index_item_ast
+    items = []
+    for item in spec:
+        node = index_item_ast(item)
+        if item[0] == "array" and printer.backend in ("torch", "array_api"):
+            node = constant(printer, item[1]) if item[1] is not None else _call(
+                printer, "torch.as_tensor" if printer.backend == "torch" else "np.asarray",
+                [node], [] if printer.reference is None else [("device", _device(printer))])
+        items.append(node)
+    if printer.backend == "array_api":  # the standard indexes every axis: `x[1:, ...]`
+        items.append(ast.Constant(Ellipsis))
+    return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+
+
+def _torch_index(printer, node):
+    """PyTorch has no negative slice steps: a reversed axis (``x[::-1]``) is ``torch.flip``."""
+    x = printer.node(node.inputs[0])
+    spec = node.params
+    flipped = tuple(k for k, item in enumerate(spec) if item[0] == "slice" and item[3] is not None
+                    and item[3] < 0)
+    if flipped:
+        if any(spec[k][1:] != (None, None, -1) for k in flipped):
+            refuse(printer, "a slice with a negative step other than [::-1]",
+                   "PyTorch has no negative slice steps; use backend 'numpy' or 'jax'")
+        x = _call(printer, "torch.flip", [x, ast.Tuple([ast.Constant(k) for k in flipped],
+                                                     ast.Load())])
+        spec = tuple(("slice", None, None, None) if k in flipped else item
+                     for k, item in enumerate(spec))
+        if all(item == ("slice", None, None, None) for item in spec):
+            return x
+    return ast.Subscript(x, _index_items(printer, spec), ast.Load())
+
+
+def _array_index(printer, node):
+    return ast.Subscript(printer.node(node.inputs[0]), _index_items(printer, node.params),
+                         ast.Load())
+
+
+def _index_adjoint(printer, node):
+    marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
+    marker.symgrad_statements = lambda target: _index_adjoint_statements(printer, target, node)
+    return marker
+
+
+def _index_adjoint_statements(printer, target, node):
+    """``z = zeros(shape)`` and one addition per piece: ``z = z.at[i].add(g)`` (JAX), ``z[i] += g``
+    or ``z.index_put_((i,), g, accumulate=True)`` (PyTorch); the Array API adds a slice in place,
+    or through ``.at`` on an array that has it (a JAX array)."""
+    from .array_ops import _unstretched
+    shape, specs = node.params
+    name = ast.Name(target, ast.Load())
+    body = [ast.Assign([ast.Name(target, ast.Store())], zeros(printer, dims_ast(shape)),
+                       lineno=None)]
+    for g, spec in zip(node.inputs, specs):
+        value = printer.node(_unstretched(g))
+        arrays = [item for item in spec if item[0] == "array"]
+        index = _index_items(printer, spec)
+        if printer.backend == "jax":
+            at = ast.Subscript(ast.Attribute(name, "at", ast.Load()), index, ast.Load())
+            body.append(ast.Assign([ast.Name(target, ast.Store())], ast.Call(
+                ast.Attribute(at, "add", ast.Load()), [value], []), lineno=None))
+        elif arrays and printer.backend == "torch":
+            if len(spec) != 1:
+                refuse(printer, "the adjoint of indexing with an index array after other axes",
+                       "index the first axis, or use backend 'numpy' or 'jax'")
+            body.append(ast.Expr(ast.Call(ast.Attribute(name, "index_put_", ast.Load()), [
+                ast.Tuple([index], ast.Load()), value], [ast.keyword("accumulate",
+                                                                      ast.Constant(True))])))
+        elif arrays:
+            refuse(printer, "the adjoint of indexing with an integer array (a scatter-add, "
+                   "np.add.at)", "the Array API standard has no scatter-add; backends 'numpy', "
+                   "'jax' and 'torch' have it")
+        elif printer.backend == "array_api":
+            at = ast.Subscript(ast.Attribute(name, "at", ast.Load()), index, ast.Load())
+            body.append(ast.If(ast.Call(ast.Name("hasattr", ast.Load()), [
+                name, ast.Constant("at")], []), [ast.Assign([ast.Name(target, ast.Store())],
+                                                            ast.Call(ast.Attribute(
+                                                                at, "add", ast.Load()),
+                                                                [value], []), lineno=None)],
+                [ast.AugAssign(ast.Subscript(name, index, ast.Store()), ast.Add(), value)]))
+        else:
+            body.append(ast.AugAssign(ast.Subscript(name, index, ast.Store()), ast.Add(), value))
+    return body
+
+
+def _stack(printer, items):
+    """``np.stack([a, b])`` of 0-d values, a number as a 0-d array of the reference dtype."""
+    return _call(printer, "np.stack", [ast.List(items, ast.Load())])
+
+
+def _array_of(printer, node):
+    shape = node.params[0]
+    items = [printer.new_array(printer.node(e)) if e.is_number else printer.node(e)
+             for e in node.inputs]
+
+    def nest(flat, dims):
+        if len(dims) == 1:
+            return _stack(printer, flat)
+        step = len(flat) // dims[0]
+        return _stack(printer, [nest(flat[k * step:(k + 1) * step], dims[1:])
+                                for k in range(dims[0])])
+    return nest(items, shape)
+
+
+def _eye(printer, node):
+    from .array_nodes import int_ast
+    rows, columns = node.params
+    args = [int_ast(rows)] + ([] if columns == rows else [int_ast(columns)])
+    return _call(printer, "np.eye", args, like_reference(printer))
+
+
+def _where_adjoint(printer, node):
+    from .array_ops import _float
+    c, a, b = node.inputs
+    return printer.where(c, _float(a), _float(b))
+
+
+def _result(printer, node):
+    """A gradient as returned: an array of the backend, exactly the parameter's shape (0-d for a
+    scalar parameter), never an alias of an argument (a copy for PyTorch and the Array API,
+    whose arrays may be written in place)."""
+    from .array_ops import BROADCAST_TO
+    shape, copy = node.params
+    x = node.inputs[0]
+    if x.is_Number:
+        return full(printer, dims_ast(shape), printer.node(x))
+    if isinstance(x, BROADCAST_TO.node):
+        inner = x.inputs[0]
+        if inner.is_Number:
+            return full(printer, dims_ast(shape), printer.node(inner))
+        value = _call(printer, "np.broadcast_to", [printer.node(inner), dims_ast(shape)])
+        return _copy(printer, value) if printer.spec.mutable else value
+    if copy and printer.spec.mutable or copy and printer.backend == "array_api":
+        return _copy(printer, printer.node(x))
+    return printer.node(x)
+
+
+def _copy(printer, value):
+    if printer.backend == "torch":
+        return ast.Call(ast.Attribute(value, "clone", ast.Load()), [], [])
+    return _call(printer, "np.asarray", [value], [("copy", ast.Constant(True))])
+
+
+def _einsum(printer, node):
+    if printer.backend == "array_api":
+        refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
+               "'jax' and 'torch' have it")
+    from .array_linalg import _einsum_print
+    return _einsum_print(printer, node)
+
+
+def _expand(printer, node):
+    """``g[None, ...]``: a new axis by indexing, every other axis covered by ``...``."""
+    (axes,) = node.params
+    items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
+             for k in range(max(axes) + 1)] + [ast.Constant(Ellipsis)]
+    return ast.Subscript(printer.node(node.inputs[0]), ast.Tuple(items, ast.Load()), ast.Load())
+
+
+PRINTERS = {}
+for _backend in ("jax", "torch", "array_api"):
+    PRINTERS.update({
+        ("sum", _backend): _reduction("np.sum", "sum"),
+        ("max", _backend): _reduction("np.max", "max"),
+        ("min", _backend): _reduction("np.min", "min"),
+        ("prod", _backend): _reduction("np.prod", "prod"),
+        ("index_adjoint", _backend): _index_adjoint,
+        ("result", _backend): _result,
+        ("eye", _backend): _eye,
+        ("where_adjoint", _backend): _where_adjoint,
+        ("einsum", _backend): _einsum,
+    })
+for _backend in ("torch", "array_api"):
+    PRINTERS.update({("transpose", _backend): _transpose, ("array", _backend): _array_of,
+                     ("index", _backend): _array_index})
+PRINTERS[("index", "torch")] = _torch_index
+PRINTERS[("expand_dims", "array_api")] = _expand
+
+
+def printer_for(rule, backend):
+    """The printer of the array row ``rule`` for ``backend``: its column here, else its
+    ``numpy`` printer (which spells NumPy's names through the printer)."""
+    return PRINTERS.get((rule.name, backend), rule.numpy)
