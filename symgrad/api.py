@@ -213,18 +213,15 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
         return cached
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)
+    if backend is not None:  # before the disk cache, whose entry would not compile
+        from .backends import backend as backend_named
+        backend_named(backend).require()  # OptionError naming the extra to install
     entry = diskcache.entry_for(kind, f, {**options, "shapes": _freeze_shapes(shapes)}) \
         if cache else None
     stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
     if stored is not None:
         return _CACHE.put(f, key, stored)
     from .differentiate import STRATEGIES
-    from .emit import BACKENDS
-    if backend is not None and backend not in BACKENDS:
-        raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
-    if backend is not None:
-        from .backends import backend as backend_named
-        backend_named(backend).require()  # OptionError naming the extra to install
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     if shapes is not None and not isinstance(shapes, dict):

@@ -56,8 +56,17 @@ def zeros(printer, shape):
 
 def constant(printer, name):
     """A constant array of the namespace (a NumPy array) where the code reads it, as an array of
-    the backend on the reference parameter's device."""
-    keywords = [] if printer.reference is None else [("device", _device(printer))]
+    the backend: a float array takes the reference parameter's dtype (float32 data stays
+    float32), and PyTorch and the Array API put it on the reference parameter's device."""
+    value = printer.constants.get(name)
+    keywords = []
+    if printer.reference is not None and getattr(value, "dtype", None) is not None and \
+            value.dtype.kind == "f":
+        keywords.append(("dtype", _reference(printer, "dtype")))
+    if printer.reference is not None and printer.backend != "jax":
+        keywords.append(("device", _device(printer)))
+    if printer.backend == "jax" and not keywords:
+        return ast.Name(name, ast.Load())  # an index array: jnp indexes with NumPy arrays
     spelling = "torch.as_tensor" if printer.backend == "torch" else "np.asarray"
     return _call(printer, spelling, [ast.Name(name, ast.Load())], keywords)
 
@@ -130,21 +139,35 @@ def _index_items(printer, spec):
     return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
 
 
-def _torch_index(printer, node):
-    """PyTorch has no negative slice steps: a reversed axis (``x[::-1]``) is ``torch.flip``."""
-    x = printer.node(node.inputs[0])
-    spec = node.params
+_ALL = ("slice", None, None, None)
+
+
+def _flips(printer, spec):
+    """(the axes a spec reverses, the spec with them taken whole): PyTorch has no negative slice
+    steps (nor the Array API on PyTorch), so ``x[::-1]`` is ``flip(x, (0,))``; another negative
+    step is refused."""
     flipped = tuple(k for k, item in enumerate(spec) if item[0] == "slice" and item[3] is not None
                     and item[3] < 0)
+    if any(spec[k][1:] != (None, None, -1) for k in flipped):
+        refuse(printer, "a slice with a negative step other than [::-1]",
+               "PyTorch has no negative slice steps; use backend 'numpy' or 'jax'")
+    return flipped, tuple(_ALL if k in flipped else item for k, item in enumerate(spec))
+
+
+def _flip(printer, value, axes):
+    return _call(printer, "np.flip", [value], [("axis", ast.Tuple(
+        [ast.Constant(k) for k in axes], ast.Load()))]) if printer.backend == "array_api" else \
+        _call(printer, "torch.flip", [value, ast.Tuple([ast.Constant(k) for k in axes],
+                                                       ast.Load())])
+
+
+def _flipping_index(printer, node):
+    """Indexing, with a reversed axis (``x[::-1]``) as a ``flip``."""
+    x = printer.node(node.inputs[0])
+    flipped, spec = _flips(printer, node.params)
     if flipped:
-        if any(spec[k][1:] != (None, None, -1) for k in flipped):
-            refuse(printer, "a slice with a negative step other than [::-1]",
-                   "PyTorch has no negative slice steps; use backend 'numpy' or 'jax'")
-        x = _call(printer, "torch.flip", [x, ast.Tuple([ast.Constant(k) for k in flipped],
-                                                     ast.Load())])
-        spec = tuple(("slice", None, None, None) if k in flipped else item
-                     for k, item in enumerate(spec))
-        if all(item == ("slice", None, None, None) for item in spec):
+        x = _flip(printer, x, flipped)
+        if all(item == _ALL for item in spec):
             return x
     return ast.Subscript(x, _index_items(printer, spec), ast.Load())
 
@@ -171,19 +194,38 @@ def _index_adjoint_statements(printer, target, node):
                        lineno=None)]
     for g, spec in zip(node.inputs, specs):
         value = printer.node(_unstretched(g))
+        if _unstretched(g).is_number and printer.backend == "torch":  # index_put_ takes tensors
+            value = printer.new_array(value)
         arrays = [item for item in spec if item[0] == "array"]
+        if printer.backend in ("torch", "array_api"):
+            flipped, plain = _flips(printer, spec)
+            if flipped:  # z[::-1] += g is z += flip(g): the value at its full shape
+                if arrays:
+                    refuse(printer, "a reversed slice with an index array", "index in two steps")
+                axes = [sum(1 for item in spec[:k] if item[0] != "int") for k in flipped]
+                value, spec = _flip(printer, printer.node(g), axes), plain
         index = _index_items(printer, spec)
         if printer.backend == "jax":
             at = ast.Subscript(ast.Attribute(name, "at", ast.Load()), index, ast.Load())
             body.append(ast.Assign([ast.Name(target, ast.Store())], ast.Call(
                 ast.Attribute(at, "add", ast.Load()), [value], []), lineno=None))
+        elif arrays and printer.backend == "torch" and len(arrays) == 1 and all(
+                item == _ALL for item in spec if item[0] != "array"):  # X[:, INDEX]
+            axis = next(k for k, item in enumerate(spec) if item[0] == "array")
+            items = index.elts if isinstance(index, ast.Tuple) else [index]
+            body.append(ast.Expr(ast.Call(ast.Attribute(name, "index_add_", ast.Load()), [
+                ast.Constant(axis), items[axis], printer.node(g)], [])))
         elif arrays and printer.backend == "torch":
-            if len(spec) != 1:
-                refuse(printer, "the adjoint of indexing with an index array after other axes",
-                       "index the first axis, or use backend 'numpy' or 'jax'")
+            if any(item[0] == "slice" for item in spec):
+                refuse(printer, "the adjoint of indexing with index arrays and a slice",
+                       "torch's index_put_ takes index arrays and ints only: use backend "
+                       "'numpy' or 'jax'")
+            items = index.elts if isinstance(index, ast.Tuple) else [index]
+            items = [_call(printer, "torch.as_tensor", [i], [("device", _device(printer))])
+                     if isinstance(i, (ast.Constant, ast.UnaryOp)) else i for i in items]
             body.append(ast.Expr(ast.Call(ast.Attribute(name, "index_put_", ast.Load()), [
-                ast.Tuple([index], ast.Load()), value], [ast.keyword("accumulate",
-                                                                      ast.Constant(True))])))
+                ast.Tuple(items, ast.Load()), value], [ast.keyword("accumulate",
+                                                                    ast.Constant(True))])))
         elif arrays:
             refuse(printer, "the adjoint of indexing with an integer array (a scatter-add, "
                    "np.add.at)", "the Array API standard has no scatter-add; backends 'numpy', "
@@ -218,6 +260,16 @@ def _array_of(printer, node):
         return _stack(printer, [nest(flat[k * step:(k + 1) * step], dims[1:])
                                 for k in range(dims[0])])
     return nest(items, shape)
+
+
+def _arange(printer, node):
+    """``np.arange``; the Array API's of ints is an int array, which it does not mix with floats:
+    it takes the reference parameter's dtype."""
+    from .array_ops import _arange_print
+    call = _arange_print(printer, node)
+    if printer.backend == "array_api":
+        call.keywords = [ast.keyword(k, v) for k, v in like_reference(printer)]
+    return call
 
 
 def _eye(printer, node):
@@ -259,12 +311,23 @@ def _copy(printer, value):
     return _call(printer, "np.asarray", [value], [("copy", ast.Constant(True))])
 
 
+def _broadcast_to(printer, node):
+    """``np.broadcast_to(x, shape)``; a number is ``full(shape, x)`` of the reference dtype
+    (PyTorch broadcasts tensors only)."""
+    x = node.inputs[0]
+    if x.is_number:
+        return full(printer, dims_ast(node.params[0]), printer.node(x))
+    return _call(printer, "np.broadcast_to", [printer.node(x), dims_ast(node.params[0])])
+
+
 def _einsum(printer, node):
     if printer.backend == "array_api":
         refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
                "'jax' and 'torch' have it")
-    from .array_linalg import _einsum_print
-    return _einsum_print(printer, node)
+    (subscripts,) = node.params
+    operands = [printer.new_array(printer.node(x)) if x.is_number else printer.node(x)
+                for x in node.inputs]  # torch.einsum takes tensors only
+    return _call(printer, "np.einsum", [ast.Constant(subscripts)] + operands)
 
 
 def _expand(printer, node):
@@ -287,11 +350,13 @@ for _backend in ("jax", "torch", "array_api"):
         ("eye", _backend): _eye,
         ("where_adjoint", _backend): _where_adjoint,
         ("einsum", _backend): _einsum,
+        ("broadcast_to", _backend): _broadcast_to,
+        ("arange", _backend): _arange,
     })
 for _backend in ("torch", "array_api"):
     PRINTERS.update({("transpose", _backend): _transpose, ("array", _backend): _array_of,
                      ("index", _backend): _array_index})
-PRINTERS[("index", "torch")] = _torch_index
+PRINTERS[("index", "torch")] = PRINTERS[("index", "array_api")] = _flipping_index
 PRINTERS[("expand_dims", "array_api")] = _expand
 
 

@@ -150,17 +150,30 @@ def _converted(spec, name):
         "dtype", _attribute("xp.float64"))]), x)
 
 
-def prologue(name, params):
+def prologue(name, params, hyperparameters=()):
     """The first lines of a function of the backend ``name``: the Array API's namespace
     (``xp = array_namespace(x, y)``), then each parameter in ``params`` (names) converted to an
-    array of the backend; nothing for "math" (and "numpy", whose conversion ``emit`` prints)."""
+    array of the backend, then each of ``hyperparameters`` (the parameters with a default, such
+    as ``delta=1.0``) to an array of the first parameter's dtype and device, so that float32 data
+    gives float32 results; nothing for "math" (and "numpy", whose conversion ``emit`` prints)."""
     spec = backend(name)
     if spec.name in ("math", "numpy") or not params:
         return []
     lines = []
     if spec.name == "array_api":
         lines.append(ast.Assign([ast.Name("xp", ast.Store())], ast.Call(
-            _name("array_namespace"), [_name(p) for p in params], []), lineno=None))
+            _name("array_namespace"), [_name(p) for p in (*params, *hyperparameters)], []),
+            lineno=None))
     for p in params:
         lines.append(ast.Assign([ast.Name(p, ast.Store())], _converted(spec, p), lineno=None))
+    reference = _name(params[0])
+    like = [ast.keyword("dtype", ast.Attribute(reference, "dtype", ast.Load()))]
+    if spec.name == "torch":
+        like.append(ast.keyword("device", ast.Attribute(reference, "device", ast.Load())))
+    if spec.name == "array_api":
+        like.append(ast.keyword("device", ast.Call(_name("device"), [reference], [])))
+    function = {"jax": "jnp.asarray", "torch": "torch.as_tensor", "array_api": "xp.asarray"}
+    for p in hyperparameters:
+        lines.append(ast.Assign([ast.Name(p, ast.Store())], ast.Call(
+            _attribute(function[spec.name]), [_name(p)], like), lineno=None))
     return lines

@@ -63,8 +63,13 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
     converted = [p.name for p in program.params if p.name not in program.static]
-    printer = Printer(backend, reference=converted[0] if converted else None,
-                      constants=program.arrays.constants if program.arrays is not None else ())
+    positional = [p.name for p in program.positional]
+    defaulted = set(positional[len(positional) - len(program.defaults):]) | {
+        name for name, value in program.kwonly.items() if value is not None}
+    data = [name for name in converted if name not in defaulted]
+    reference = data[0] if data else converted[0] if converted else None
+    printer = Printer(backend, reference=reference,
+                      constants=program.arrays.constants if program.arrays is not None else None)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -100,7 +105,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                 prelude.append(_assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
-    prelude.extend(backend_prologue(backend, converted))
+    prelude.extend(backend_prologue(backend, data or converted, [
+        name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
     params = [ast.arg(p.name) for p in program.positional]
@@ -168,7 +174,8 @@ def wrap(line, width=LINE_WIDTH):
 def _split_statement(text):
     """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
     broken)."""
-    if text.startswith("def "):
+    if text.startswith("def ") or text.endswith(")") and text.split("(", 1)[0].replace(
+            ".", "").isidentifier():  # a def, or a call as a statement: z.index_put_(...)
         return "", text
     if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
         expression = text[len("if "):-1]

@@ -44,17 +44,17 @@ class Printer:
         backend: a name of ``backends.BACKENDS``.
         reference: the parameter whose dtype and device new arrays take (the first one), for the
             backends other than "math" and "numpy"; None: the library's defaults.
-        constants: the names of the constant arrays the code reads (NumPy arrays in its
+        constants: name → value of the constant arrays the code reads (NumPy arrays in its
             namespace), converted to the backend's arrays where they are read.
     """
 
-    def __init__(self, backend, reference=None, constants=()):
+    def __init__(self, backend, reference=None, constants=None):
         self.backend = backend
         self.spec = backend_named(backend)
         self.module = self.spec.module
         self.vectorised = self.spec.vectorised
         self.reference = reference
-        self.constants = frozenset(constants)
+        self.constants = dict(constants or {})
 
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
@@ -75,16 +75,32 @@ class Printer:
         return ast.Constant(value)
 
     def node(self, e):
+        if self.backend in ("jax", "torch", "array_api") and not e.is_Atom and e.is_number:
+            folded = self._constant(e)  # torch.log(10.0) raises: functions take tensors
+            if folded is not None:
+                return folded
         tree = self._node(e)
         if self.backend == "math" and not e.is_Atom and e.is_number:
             return _folded(tree)  # math.sqrt(math.pi) as its value: no call on every run
         return tree
 
+    def _constant(self, e):
+        """A number expression (``log(10)``) as the float literal the ``math`` backend folds it
+        to, or None when it has no finite float value."""
+        try:
+            tree = Printer("math").node(e)
+        except SymgradError:
+            return None
+        if isinstance(tree, ast.Constant) or isinstance(tree, ast.UnaryOp) and isinstance(
+                tree.operand, ast.Constant):
+            return tree
+        return None
+
     def _node(self, e):
         if e is None:
             return ast.Constant(None)
         if e.is_Symbol:
-            if e.name in self.constants and self.backend not in ("numpy", "jax"):
+            if e.name in self.constants and self.backend != "numpy":
                 from .array_backends import constant
                 return constant(self, e.name)
             return ast.Name(e.name, ast.Load())
@@ -203,8 +219,11 @@ class Printer:
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
-            node = self.node(e.args[0])
-            for arg in e.args[1:]:
+            args = e.args
+            if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
+                args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
+            node = self.node(args[0])
+            for arg in args[1:]:
                 node = self.extremum(printed, node, arg)
             return node
         return self.call(printed, e.args)

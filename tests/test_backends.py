@@ -142,3 +142,208 @@ def test_every_case_runs():
     assert {"branch-else", "untaken-branch-no-nan", "least-squares", "logistic", "where-no-nan",
             "gather-scatter-add", "vjp-array-output", "max-tie"} <= ids
     assert len(CASES) >= 60
+
+
+# --- every row of the array table, and the benchmark workloads A1-A8 -----------------------------
+def _workloads():
+    spec = importlib.util.spec_from_file_location(
+        "array_workloads", os.path.join(HERE, "benchmarks", "array_workloads.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+from test_arrays import ROWS_CASES  # noqa: E402 - the rows' own test programs
+
+WORKLOADS = _workloads()
+ROW_REFUSED = {  # (program, backend) -> the refusal naming what the backend lacks
+    ("r_gather", "array_api"): "scatter-add", ("r_einsum", "array_api"): "einsum",
+}
+PROGRAMS = [(f.__name__, f, make(3), wrt, None) for f, make, wrt in ROWS_CASES] + [
+    (key, w.f, WORKLOADS.make_args(key, "small"), w.wrt, WORKLOADS.SHAPES[key])
+    for key, w in WORKLOADS.WORKLOADS.items()]
+
+
+@pytest.mark.parametrize("run", [r for r in RUNS if r.values[0] != "array_api-numpy"])
+@pytest.mark.parametrize("name, f, args, wrt, shapes", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_array_program_through_backend(name, f, args, wrt, shapes, run):
+    """Every row of the array table (tests/test_arrays.py's programs) and A1-A8 at their small
+    size: the numpy backend's numbers, or a refusal naming what the library lacks."""
+    backend, convert = _library(run)
+    refused = ROW_REFUSED.get((name, backend))
+    gf = symgrad.grad(f, wrt=wrt, backend=backend, shapes=shapes)
+    converted = tuple(convert(a) for a in args)
+    if refused is not None:
+        with pytest.raises(symgrad.OptionError, match=refused):
+            gf(*converted)
+        return
+    reference = _to_numpy(symgrad.grad(f, wrt=wrt, shapes=shapes)(*args))
+    assert _close(_to_numpy(gf(*converted)), reference)
+
+
+COLUMNS = np.array([0, 2, 0])
+
+
+def gather_columns(X):
+    return np.sum(X[:, COLUMNS] ** 2)
+
+
+@pytest.mark.parametrize("run", [pytest.param("jax", marks=_needs("jax")),
+                                 pytest.param("torch", marks=_needs("torch"))])
+def test_gather_along_a_later_axis_accumulates(run):
+    """Column 0 read twice: its adjoint is 2 * 2 X, column 2's 2 X, the others 0 (by hand)."""
+    backend, convert = _library(run)
+    X = np.arange(12.0).reshape(3, 4)
+    gf = symgrad.grad(gather_columns, backend=backend, shapes={"X": ("n", "d")})
+    assert np.array_equal(_to_numpy(gf(convert(X))), 2.0 * X * np.array([2.0, 0.0, 1.0, 0.0]))
+
+
+# --- jax.jit, dtypes, untaken branches ---------------------------------------------------------
+def _leaves(value):
+    if isinstance(value, tuple):
+        for v in value:
+            yield from _leaves(v)
+    elif value is not None:
+        yield value
+
+
+JITTED = [c for c in CASES if c["id"] != "assert-kept"]  # a Python assert, as in the primal
+
+
+@_needs("jax")
+@pytest.mark.parametrize("case", JITTED, ids=[c["id"] for c in JITTED])
+def test_jax_jit_compiles_the_gradient(case):
+    """No Python branching on traced values: ``jax.jit(gf)`` traces it, with the same numbers."""
+    gf = _build(case, "jax")
+    args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in case["args"])
+    got = _to_numpy(jax.jit(gf)(*args))
+    assert _close(got, _to_numpy(_build(case, None)(*case["args"])))
+
+
+@_needs("jax")
+def test_jax_jit_of_an_assert_fails_as_the_primal_does():
+    """An ``assert`` stays a Python test (the gradient fails where the primal fails): like the
+    primal, the gradient runs eagerly, and ``jax.jit`` refuses the traced ``if``."""
+    case = next(c for c in CASES if c["id"] == "assert-kept")
+    gf = _build(case, "jax")
+    assert float(gf(4.0)) == 0.25
+    with pytest.raises(AssertionError):
+        gf(-1.0)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(gf)(4.0)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(case["func"])(4.0)
+
+
+def _float32(run):
+    if run == "jax":
+        return "jax", lambda a: jnp.asarray(np.float32(a)), "float32"
+    if run == "torch":
+        return "torch", lambda a: torch.tensor(np.float32(a)), "torch.float32"
+    import array_api_strict as xp
+    return "array_api", lambda a: xp.asarray(np.float32(a)), "array_api_strict.float32"
+
+
+FLOAT32 = [c for c in CASES if c["id"] not in ("gather-scatter-add", "einsum")]
+
+
+@pytest.mark.parametrize("run", [pytest.param("jax", marks=_needs("jax")),
+                                 pytest.param("torch", marks=_needs("torch")),
+                                 pytest.param("array_api-strict", marks=_needs(
+                                     "array_api_compat", "array_api_strict"))])
+@pytest.mark.parametrize("case", FLOAT32, ids=[c["id"] for c in FLOAT32])
+def test_float32_in_float32_out(case, run):
+    """dtype follows the inputs: float32 arguments give float32 results (hyperparameters and
+    constant arrays take the data's dtype), close to the float64 numbers."""
+    backend, convert, dtype = _float32(run)
+    got = _build(case, backend)(*(convert(a) for a in case["args"]))
+    assert {str(v.dtype) for v in _leaves(got)} == {dtype}
+    reference = _to_numpy(_build(case, None)(*case["args"]))
+    for g, want in zip(_leaves(_to_numpy(got)), _leaves(reference)):
+        assert np.allclose(np.asarray(g, dtype=float), want, rtol=1e-4, atol=1e-5)
+
+
+def guarded_sqrt(x):
+    return math.sqrt(x) if x > 0 else 0.0
+
+
+def guarded_log(x):
+    return x * math.log(x) if x > 0.0 else 0.0
+
+
+def where_sqrt(x):
+    return np.sum(np.where(x > 0.0, np.sqrt(x), 0.0))
+
+
+def where_reciprocal(x):
+    return np.sum(np.where(x != 0.0, 1.0 / x, x))
+
+
+NO_NAN = [  # (function, options, argument, expected gradient): the untaken branch would be inf/nan
+    (guarded_sqrt, {}, [0.0, -1.0, 4.0], [0.0, 0.0, 0.25]),
+    (guarded_log, {}, [0.0, -2.0, 1.0], [0.0, 0.0, 1.0]),
+    (where_sqrt, {"shapes": {"x": ("n",)}}, [0.0, -1.0, 4.0], [0.0, 0.0, 0.25]),
+    (where_reciprocal, {"shapes": {"x": ("n",)}}, [0.0, 2.0, -0.5], [1.0, -0.25, -4.0]),
+]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy through array_api warns; no nan
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("function, options, point, expected", NO_NAN,
+                         ids=[f.__name__ for f, *_ in NO_NAN])
+def test_untaken_branch_makes_no_nan(function, options, point, expected, run):
+    """A branch is a ``where``, evaluated on every element: the one not taken (``0.5 / sqrt(0)``,
+    ``log(-2)``) must not reach the result, elementwise and under ``jax.jit``."""
+    backend, convert = _library(run)
+    gf = symgrad.grad(function, backend=backend, **options)
+    if options:  # array code: one call on the vector
+        results = [_to_numpy(gf(convert(np.array(point))))]
+        expected = [np.array(expected)]
+    else:
+        results = [_to_numpy(gf(convert(np.float64(p)))) for p in point]
+    if run == "jax":
+        call = jax.jit(gf)
+        results += [_to_numpy(call(jnp.asarray(np.array(point))))] if options else [
+            _to_numpy(call(jnp.float64(p))) for p in point]
+        expected = list(expected) * 2
+    for got, want in zip(results, expected):
+        assert np.all(np.isfinite(got)) and np.allclose(got, want, rtol=1e-12)
+
+
+# --- the packages: imported only when used, named when missing ---------------------------------
+def test_import_symgrad_imports_no_backend_library(tmp_path):
+    """``import symgrad`` and a numpy build import none of jax, torch, dask, array_api_compat."""
+    script = tmp_path / "program.py"
+    script.write_text(
+        "import sys\nimport numpy as np\nimport symgrad\n\n\ndef f(x):\n"
+        "    return np.sum(x * x)\n\n\n"
+        "symgrad.grad(f, shapes={'x': ('n',)}, cache=False)(np.ones(3))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('jax', 'jaxlib', 'torch', 'dask', 'array_api_compat', 'array_api_strict')))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                         check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def cube(x):
+    return x * x * x
+
+
+@pytest.mark.parametrize("backend, package, extra", [("jax", "jax", "jax"),
+                                                     ("torch", "torch", "torch"),
+                                                     ("array_api", "array_api_compat",
+                                                      "array-api")])
+def test_a_missing_backend_library_is_an_option_error_naming_the_extra(monkeypatch, backend,
+                                                                       package, extra):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == package else real(name, *a))
+    with pytest.raises(symgrad.OptionError, match=rf"pip install 'symgrad\[{extra}\]'"):
+        symgrad.grad(cube, backend=backend)
+
+
+def test_every_backend_is_documented_and_has_an_import_line():
+    text = open(os.path.join(os.path.dirname(HERE), "docs", "backends.md"), encoding="utf-8").read()
+    for name, spec in BACKENDS.items():
+        assert f'"{name}"' in text and spec.imports in text
