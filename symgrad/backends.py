@@ -65,6 +65,14 @@ class Backend:
                 raise OptionError(f"backend {self.name!r} needs {package}, which is not "
                                   f"installed: {how}")
 
+    def bound(self):
+        """The names the import lines bind (``{"jnp"}``), without importing anything."""
+        names = set()
+        for statement in ast.parse(self.imports).body:
+            for alias in statement.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+        return names
+
     def namespace(self):
         """The names the generated code reads, imported now (``{"jnp": jax.numpy}``)."""
         self.require()

@@ -1,6 +1,8 @@
 """Derivative Program → ``ast.FunctionDef`` → Python source (printed by ``astor``).
 
-The one place that knows backends (``math``, ``numpy``) and names temporaries. Steps:
+Names temporaries, and asks its backend (``backends``, printed through ``printer.Printer``) for
+what differs per library: the conversion of the arguments, a constant result, the ``errstate`` of
+NumPy. Steps:
 
 1. keep the assignments the outputs need (dead primal code is dropped), and every ``Check`` (an
    ``assert`` or ``raise`` of the primal, printed as ``if not c: raise AssertionError(m)`` where

@@ -347,3 +347,11 @@ def test_every_backend_is_documented_and_has_an_import_line():
     text = open(os.path.join(os.path.dirname(HERE), "docs", "backends.md"), encoding="utf-8").read()
     for name, spec in BACKENDS.items():
         assert f'"{name}"' in text and spec.imports in text
+
+
+@_needs("jax")
+def test_a_jax_gradient_is_kept_in_the_disk_cache(tmp_path, monkeypatch):
+    """A later process compiles the stored jax source (the namespace holds only ``jnp``)."""
+    monkeypatch.setenv("SYMGRAD_CACHE_DIR", str(tmp_path))
+    built = symgrad.grad(cube, backend="jax")
+    assert built.cache_key is not None and len(list(tmp_path.rglob("*.json"))) == 1
