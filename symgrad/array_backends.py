@@ -189,6 +189,12 @@ def _index_adjoint_statements(printer, target, node):
     or through ``.at`` on an array that has it (a JAX array)."""
     from .array_ops import _unstretched
     shape, specs = node.params
+    if printer.backend == "jax" and all(_padded(spec) for spec in specs):
+        terms = [_pad(printer, g, spec, shape) for g, spec in zip(node.inputs, specs)]
+        value = terms[0]
+        for term in terms[1:]:
+            value = ast.BinOp(value, ast.Add(), term)
+        return [ast.Assign([ast.Name(target, ast.Store())], value, lineno=None)]
     name = ast.Name(target, ast.Load())
     body = [ast.Assign([ast.Name(target, ast.Store())], zeros(printer, dims_ast(shape)),
                        lineno=None)]
@@ -241,6 +247,35 @@ def _index_adjoint_statements(printer, target, node):
         else:
             body.append(ast.AugAssign(ast.Subscript(name, index, ast.Store()), ast.Add(), value))
     return body
+
+
+def _padded(spec):
+    """Whether the adjoint of ``x[spec]`` is a padding of the cotangent: slices of step 1."""
+    return all(item[0] == "slice" and item[3] in (None, 1) for item in spec)
+
+
+def _pad(printer, g, spec, shape):
+    """The adjoint of ``x[a:b]`` on JAX: ``jnp.pad(g, (a, n - b))``, the cotangent put back in
+    place by padding with zeros (as ``jax.grad`` does: 2.5x faster than ``.at[a:b].add`` on a zero
+    buffer under XLA)."""
+    import sympy
+
+    from .array_nodes import int_ast
+    widths = []
+    for k, dim in enumerate(shape):
+        if k >= len(spec):
+            widths.append((sympy.Integer(0), sympy.Integer(0)))
+            continue
+        _, start, stop, _ = spec[k]
+        low = sympy.Integer(0) if start is None else dim + start if (
+            not isinstance(start, sympy.Basic) and start < 0) else sympy.sympify(start)
+        high = sympy.Integer(0) if stop is None else sympy.Integer(-stop) if (
+            not isinstance(stop, sympy.Basic) and stop < 0) else dim - stop
+        widths.append((low, high))
+    pairs = [ast.Tuple([int_ast(sympy.sympify(a)), int_ast(sympy.sympify(b))], ast.Load())
+             for a, b in widths]
+    width = pairs[0] if len(pairs) == 1 else ast.Tuple(pairs, ast.Load())
+    return _call(printer, "np.pad", [printer.node(g), width])
 
 
 def _stack(printer, items):
@@ -338,7 +373,18 @@ def _expand(printer, node):
     return ast.Subscript(printer.node(node.inputs[0]), ast.Tuple(items, ast.Load()), ast.Load())
 
 
-PRINTERS = {}
+def _jax_matmul(printer, node):
+    """``a @ b``; ``X.T @ r`` as ``jnp.tensordot(X, r, axes=(0, 0))``, which contracts X's first
+    axis in place: XLA on CPU copies the transpose first (8x slower for X of 10^6 x 10)."""
+    from .array_ops import TRANSPOSE
+    a, b = node.inputs
+    if isinstance(a, TRANSPOSE.node) and a.params[0] == (1, 0):
+        return _call(printer, "np.tensordot", [printer.node(a.inputs[0]), printer.node(b)],
+                     [("axes", ast.Tuple([ast.Constant(0), ast.Constant(0)], ast.Load()))])
+    return ast.BinOp(printer.node(a), ast.MatMult(), printer.node(b))
+
+
+PRINTERS = {("matmul", "jax"): _jax_matmul}
 for _backend in ("jax", "torch", "array_api"):
     PRINTERS.update({
         ("sum", _backend): _reduction("np.sum", "sum"),
