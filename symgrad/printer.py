@@ -195,7 +195,7 @@ class Printer:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
-        if code == 4 and self.backend in ("numpy", "jax"):  # ** squares as x * x: not Python's pow
+        if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
             return ast.Call(self.name("np.float_power"), [left, right], [])
         return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
 
