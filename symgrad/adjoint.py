@@ -15,8 +15,9 @@ is linear in the adjoints, so scalar factors ride outside and meet the smallest 
 import sympy
 from sympy import S
 
-from .array_ops import (BROADCAST_TO, EXPAND_DIMS, INDEX, INDEX_ADJOINT, RESHAPE, SUM, TRANSPOSE,
-                        as_result, broadcast_to, index, merge_index_adjoints, reduce_)
+from .array_indexing import INDEX, INDEX_ADJOINT, index, merge_index_adjoints
+from .array_ops import (BROADCAST_TO, EXPAND_DIMS, RESHAPE, SUM, TRANSPOSE, as_result,
+                        broadcast_to, reduce_, reshape)
 from .differentiate import _names_back, derivative, reached_symbols
 from .errors import OptionError
 from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
@@ -82,6 +83,7 @@ def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
         if hasattr(program, attribute):
             setattr(result, attribute, getattr(program, attribute))
     result.arrays = info.with_shapes(shapes)
+    result.adjoint_names = frozenset(s.name for s in fresh)  # derivative lines, for emit
     return result
 
 
@@ -119,7 +121,7 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
                 continue
             if names_back:
                 partial = partial.xreplace(names_back)
-            pc, pa = _split(partial, shapes)
+            pc, pa = _split(_logistic(partial), shapes)
             add(s, c * pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
 
     wanted = {s: None for s in symbols if s not in program.params}
@@ -230,6 +232,10 @@ def fit(e, target, shapes):
         inner = (ONE,) * (len(have) - len(inner)) + tuple(inner)
         if all(inner[k] == ONE for k in summed):  # the sum of a stretched value: a count
             return fit(e.inputs[0] * size([have[k] for k in summed]), target, shapes)
+    if summed and e.is_Mul:
+        pulled = _pulled_out(e, summed, lead, have, target, shapes)
+        if pulled is not None:
+            return pulled
     leading = tuple(k for k in summed if k < lead)
     if leading:
         e = reduce_(SUM, e, leading, False, len(have))
@@ -239,6 +245,52 @@ def fit(e, target, shapes):
     if shapes.of(e) != target:
         e = broadcast_to(e, target)
     return e
+
+
+def _logistic(expr):
+    """A partial derivative with each ``exp(a) / (exp(a) + 1)`` as ``1 / (1 + exp(-a))`` (the
+    derivative of ``log1p(exp(a))``): one pass and one temporary fewer, and no ``inf / inf`` for
+    a large ``a`` (the limit, 1). Only products and sums are rewritten, never a condition."""
+    if not (expr.is_Mul or expr.is_Add):
+        return expr
+    args = [_logistic(a) for a in expr.args]
+    if args != list(expr.args):
+        expr = expr.func(*args)
+    if not expr.is_Mul:
+        return expr
+    factors = list(expr.args)
+    for f in factors:
+        if isinstance(f, sympy.exp):
+            denominator = sympy.Pow(f + 1, -1)
+            if denominator in factors:
+                factors.remove(f)
+                factors.remove(denominator)
+                return sympy.Mul(*factors, sympy.Pow(1 + sympy.exp(-f.args[0]), -1))
+    return expr
+
+
+def _pulled_out(e, summed, lead, have, target, shapes):
+    """The sum of a product ``u * v`` over ``summed`` as ``sum(u) * v`` when each factor of ``v``
+    is constant along the summed axes (size 1 there, or no such axis): ``Y.sum(axis=1,
+    keepdims=True) / total``, not ``(Y / total).sum(...)``, a pass and a temporary of ``Y``'s size
+    fewer (in an adjoint only: a rounding apart). None when no factor is."""
+    inside, outside = [], []
+    for factor in e.args:
+        shape = shapes.of(factor)
+        offset = len(have) - len(shape)
+        constant = all(k < offset or shape[k - offset] == ONE for k in summed)
+        (outside if constant else inside).append(factor)
+    if not inside or not outside:
+        return None
+    factor = sympy.Mul(*outside)
+    shape = shapes.of(factor)
+    extra = len(shape) - len(target)
+    if extra > 0:  # size-1 leading axes the sum takes away: reshaped away
+        if any(d != ONE for d in shape[:extra]):
+            return None
+        factor = reshape(factor, shape[extra:])
+    result = fit(sympy.Mul(*inside), target, shapes) * factor
+    return result if shapes.of(result) == target else None
 
 
 def _combine(parts, shapes):

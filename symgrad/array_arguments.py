@@ -1,7 +1,7 @@
 """The arguments of a call of an array row, as the row's ``read`` sees them (``Arguments``)."""
 import sympy
 
-from . import array_ops
+from . import array_indexing
 from .shapes import show, size
 
 
@@ -13,8 +13,8 @@ def is_condition(value):
 class Arguments:
     """What a row's ``read`` may ask of the call being read (see ``arrays``)."""
 
-    def __init__(self, reader, node, frame):
-        self.reader, self.node, self.frame = reader, node, frame
+    def __init__(self, reader, node, frame, spelling=None):
+        self.reader, self.node, self.frame, self.spelling = reader, node, frame, spelling
 
     def fail(self, what, hint=None):
         self.reader.fail(self.node, self.frame, what, hint)
@@ -37,6 +37,25 @@ class Arguments:
         if self.shape(value):
             self.fail("an array is given where one number is needed", "pass a number")
         return value
+
+    def value_only(self, value):
+        """The array ``value`` as the input of a function with no derivative (``np.argmax``),
+        wrapped in ``StopGradient``: accepted inside ``stop_gradient(...)`` or where no gradient
+        flows through ``value`` (refused, naming the function, where one would)."""
+        from .rules import StopGradient
+        x = self.array(value)
+        if not self.reader.stopping and self.reader.differentiable(x):
+            call = f"stop_gradient(x){self.spelling}()" if self.spelling.startswith(".") else \
+                f"{self.spelling}(stop_gradient(x))"
+            self.fail(f"`{self.spelling}` has no derivative: symgrad can compute only its value, "
+                      "and here its derivative would be needed", "where only its value matters, "
+                      f"stop the gradient of its argument: {call}")
+        return StopGradient(x)
+
+    def constant(self, array, name):
+        """A constant NumPy array made when the gradient is built (``np.triu_indices(3)``),
+        named after ``name`` in the generated code."""
+        return self.reader.constant_array(array, self.node, self.frame, name)
 
     def condition(self, value):
         if is_condition(value):
@@ -68,6 +87,14 @@ class Arguments:
         if len(set(found)) != len(found):
             self.fail("an axis is repeated", "name each axis once")
         return tuple(sorted(found)) if ordered else tuple(found)
+
+    def integer(self, value):
+        """``value`` as a Python int known when the gradient is built."""
+        if isinstance(value, sympy.Integer) or (isinstance(value, int) and
+                                                 not isinstance(value, bool)):
+            return int(value)
+        return self.fail("this must be an int known when the gradient is built",
+                         "write it as a literal int")
 
     def new_shape(self, value, current):
         items = value if isinstance(value, tuple) else (value,)
@@ -121,4 +148,4 @@ class Arguments:
         walk(value, 0)
         if not flat:
             self.fail("an empty array is not supported", "give it elements")
-        return self.bind(array_ops.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")
+        return self.bind(array_indexing.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")

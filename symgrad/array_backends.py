@@ -18,6 +18,8 @@ entry prints through its ``numpy`` column. The differences:
 """
 import ast
 
+import sympy
+
 from .array_nodes import _axis_ast, _call, dims_ast
 from .errors import OptionError
 
@@ -125,11 +127,12 @@ def _transpose(printer, node):
 
 
 def _index_items(printer, spec):
-    from .array_ops import index_item_ast
+    from .array_indexing import index_item_ast
     items = []
     for item in spec:
         node = index_item_ast(item)
-        if item[0] == "array" and printer.backend in ("torch", "array_api"):
+        if item[0] == "array" and printer.backend in ("torch", "array_api") and not isinstance(
+                item[1], sympy.Symbol):  # a constant index array (one the code computes is one)
             node = constant(printer, item[1]) if item[1] is not None else _call(
                 printer, "torch.as_tensor" if printer.backend == "torch" else "np.asarray",
                 [node], [] if printer.reference is None else [("device", _device(printer))])
@@ -187,7 +190,7 @@ def _index_adjoint_statements(printer, target, node):
     """``z = zeros(shape)`` and one addition per piece: ``z = z.at[i].add(g)`` (JAX), ``z[i] += g``
     or ``z.index_put_((i,), g, accumulate=True)`` (PyTorch); the Array API adds a slice in place,
     or through ``.at`` on an array that has it (a JAX array)."""
-    from .array_ops import _unstretched
+    from .array_indexing import _unstretched
     shape, specs = node.params
     if printer.backend == "jax" and all(_padded(spec) for spec in specs):
         terms = [_pad(printer, g, spec, shape) for g, spec in zip(node.inputs, specs)]
@@ -202,7 +205,7 @@ def _index_adjoint_statements(printer, target, node):
         value = printer.node(_unstretched(g))
         if _unstretched(g).is_number and printer.backend == "torch":  # index_put_ takes tensors
             value = printer.new_array(value)
-        arrays = [item for item in spec if item[0] == "array"]
+        arrays = [item for item in spec if item[0] in ("array", "at")]
         if printer.backend in ("torch", "array_api"):
             flipped, plain = _flips(printer, spec)
             if flipped:  # z[::-1] += g is z += flip(g): the value at its full shape
@@ -216,8 +219,8 @@ def _index_adjoint_statements(printer, target, node):
             body.append(ast.Assign([ast.Name(target, ast.Store())], ast.Call(
                 ast.Attribute(at, "add", ast.Load()), [value], []), lineno=None))
         elif arrays and printer.backend == "torch" and len(arrays) == 1 and all(
-                item == _ALL for item in spec if item[0] != "array"):  # X[:, INDEX]
-            axis = next(k for k, item in enumerate(spec) if item[0] == "array")
+                item == _ALL for item in spec if item[0] not in ("array", "at")):  # X[:, INDEX]
+            axis = next(k for k, item in enumerate(spec) if item[0] in ("array", "at"))
             items = index.elts if isinstance(index, ast.Tuple) else [index]
             body.append(ast.Expr(ast.Call(ast.Attribute(name, "index_add_", ast.Load()), [
                 ast.Constant(axis), items[axis], printer.node(g)], [])))
@@ -300,7 +303,7 @@ def _array_of(printer, node):
 def _arange(printer, node):
     """``np.arange``; the Array API's of ints is an int array, which it does not mix with floats:
     it takes the reference parameter's dtype."""
-    from .array_ops import _arange_print
+    from .array_indexing import _arange_print
     call = _arange_print(printer, node)
     if printer.backend == "array_api":
         call.keywords = [ast.keyword(k, v) for k, v in like_reference(printer)]

@@ -3,10 +3,13 @@
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays, and a check of each other axis that must have that size.
+  conversion to float arrays, and a check of each other axis that must have that size;
+- ``in_place``: the body rewritten to reuse dead buffers (``array_buffers``), with what the
+  program knows of its names.
 """
 import ast
 
+from .array_buffers import reuse_buffers
 from .program import fresh_name
 
 
@@ -71,3 +74,24 @@ def size_lines(info, body, params, function_name):
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
     return lines + checks
+
+
+def in_place(program, body, prelude, results, stops, invented):
+    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers``.
+
+    ``results``: the names returned; ``stops``: names of stopped values (never inlined, so their
+    comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers).
+    Inlinable: those, the adjoints, and the names the frontend gave to anonymous array nodes
+    (``product = X @ w``); never a parameter, a primal variable or a result.
+    """
+    info = program.arrays
+    shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
+    adjoints = set(getattr(program, "adjoint_names", ()))
+    variables = getattr(program, "variables", {}) or {}
+    primal = set(variables) | {s.name for s in variables.values() if s is not None}
+    anonymous = {a.target.name for a in program.bindings if getattr(a.expr, "rule", None)
+                 is not None and a.target.name not in primal}
+    keep = set(results) | set(stops) | set(program.param_names)
+    return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
+                         inlinable=(invented | adjoints | anonymous) - keep,
+                         derivative=adjoints | set(results), results=results)

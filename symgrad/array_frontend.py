@@ -1,11 +1,11 @@
 """Python source → ``Program``, arrays included: the frontend's reader, widened to NumPy arrays.
 
 ``to_program(f, stop_gradients, shapes)`` reads ``f`` with ``frontend``'s reader, extended here for
-what only arrays have: ``@``, attributes and methods of arrays (``.T``, ``.shape``, ``x.sum()``),
-subscripts (ints, slices, ``None``, ``...``, constant index arrays), the calls of the array table
-(``arrays.ARRAY_RULES``, also in TensorFlow and ``jax.numpy`` spellings), constant arrays, and the
-checks of NumPy's rules (broadcasting, the truth value of an array). Each array value has a static
-rank and symbolic sizes (``shapes.Shapes``); an array node is bound to an assignment of its own.
+what only arrays have: ``@``, attributes of arrays (``.T``, ``.shape``), constant arrays, and the
+checks of NumPy's rules (broadcasting, the truth value of an array); subscripts (ints, slices,
+``None``, ``...``, constant index arrays) are read by ``array_index``, and calls (the array table
+``arrays.ARRAY_RULES``, methods such as ``x.sum()``, elementwise functions) by ``array_calls``.
+Each array value has a static rank and symbolic sizes (``shapes.Shapes``); an array node is bound to an assignment of its own.
 
 Without ``shapes`` the function is read as scalar code, exactly as ``frontend.to_program`` does;
 the first array construct raises ``NeedsShapes``, and the caller builds at call time instead, once
@@ -16,13 +16,14 @@ import ast
 import numpy as np
 import sympy
 
-from . import arrays, rules
+from . import arrays
 from .errors import OptionError
-from .array_arguments import Arguments
+from .array_calls import CallReader
 from .array_index import IndexReader
 from .fence import dotted
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
+from .rules import StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 
@@ -63,7 +64,7 @@ def to_program(function, stop_gradients=(), nodes=(), shapes=None):
     return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
 
 
-class ArrayReader(IndexReader, _Reader):
+class ArrayReader(CallReader, IndexReader, _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
     def __init__(self, stop_names, nodes=frozenset(), shapes=None):
@@ -76,6 +77,7 @@ class ArrayReader(IndexReader, _Reader):
         self.provisional = []
         self.used_arrays = False
         self.bound_nodes = {}  # array node -> the symbol it is bound to
+        self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -181,6 +183,8 @@ class ArrayReader(IndexReader, _Reader):
         self.bound_nodes[expr] = symbol
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
+        if getattr(expr, "rule", None) is not None and expr.rule.integer:
+            self.integer_values.add(symbol)
         return symbol
 
     def node_value(self, expr, label, node, frame):
@@ -215,6 +219,8 @@ class ArrayReader(IndexReader, _Reader):
             for a in self.assignments[before:]:
                 if isinstance(a, Assignment):
                     self.dims.table[a.target] = self.shape_at(a.expr, node, frame)
+                    if isinstance(a.expr, StopGradient) and a.expr.args[0] in self.integer_values:
+                        self.integer_values.add(a.target)  # i = stop_gradient(np.argmax(x))
             if isinstance(value, sympy.Symbol) and is_dim(value):
                 self.dim_names.setdefault(self.dims.dim(value), name)
 
@@ -247,7 +253,9 @@ class ArrayReader(IndexReader, _Reader):
             return self.constant_array(obj, node, frame)
         return super().python(obj, node, frame)
 
-    def constant_array(self, obj, node, frame):
+    def constant_array(self, obj, node, frame, base=None):
+        """The symbol of a constant array (read from a module or closure, or made by the build:
+        ``base`` names it then)."""
         self.need_arrays()
         found = self.constant_symbols.get(id(obj))
         if found is not None and found[0] is obj:
@@ -255,7 +263,9 @@ class ArrayReader(IndexReader, _Reader):
         if obj.dtype.kind not in "biuf":
             self.fail(node, frame, f"a constant array of dtype {obj.dtype} is not supported",
                       "use float or int arrays")
-        base = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "constant")
+        if base is None:
+            base = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id",
+                                                                             "constant")
         symbol = real_symbol(fresh_name(base, self.names))
         self.constants[symbol.name] = np.array(obj)
         self.constant_symbols[id(obj)] = (obj, symbol)
@@ -333,162 +343,6 @@ class ArrayReader(IndexReader, _Reader):
                              "supported", "vectorise: use whole-array operations (np.sum, "
                              "slices, np.where) instead of a loop")
         return super().sequence(value, node, frame)
-
-    # --- calls --------------------------------------------------------------------------------
-    def call(self, node, frame, *more, **options):
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            base = self.value(func.value, frame)
-            if not isinstance(base, _Py):
-                return self.method(base, func.attr, node, frame)
-        if dotted(func) in rules.STOP_GRADIENT_SPELLINGS:
-            return super().call(node, frame, *more, **options)
-        value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) else None
-        obj = value.obj if isinstance(value, _Py) else None
-        rule = arrays.rule_for_callable(obj) if obj is not None else None
-        scalar_rule = rules.rule_for_callable(obj) if obj is not None else None
-        mapped = False  # a TensorFlow or jax.numpy spelling of a NumPy function
-        if rule is None and scalar_rule is None and obj is not None:
-            meant = arrays.numpy_name(dotted(func))
-            if meant is not None:
-                rule = arrays.rule_for_name(meant)
-                scalar_rule = None if rule else rules.rule_for_callable(_numpy_object(meant))
-                mapped = scalar_rule is not None
-        if rule is not None:
-            self.need_arrays()
-            return self.row_call(rule, node, frame, [], dotted(func))
-        if scalar_rule is not None and (self.array_mode or mapped):
-            return self.elementwise_call(scalar_rule, obj, node, frame, mapped)
-        if obj is len:
-            return self.length(node, frame, more, options)
-        if obj is not None and _is_numpy(obj) and scalar_rule is None:
-            self.need_arrays()
-            name = dotted(func) or getattr(obj, "__name__", "?")
-            return self.fail(node, frame, f"`{name}` is not supported: symgrad has no array rule "
-                             "for it", "use the NumPy functions listed in docs/arrays.md, or "
-                             "compute it with those")
-        return super().call(node, frame, *more, **options)
-
-    def length(self, node, frame, more, options):
-        if len(node.args) == 1 and not node.keywords:
-            value = self.value(node.args[0], frame)
-            if isinstance(value, tuple):
-                return sympy.Integer(len(value))
-            if isinstance(value, sympy.Expr):
-                self.need_arrays()
-                shape = self.shape_at(value, node, frame)
-                if not shape:
-                    self.fail(node, frame, "len() of a scalar", "pass an array")
-                return shape[0]
-        return super().call(node, frame, *more, **options)
-
-    def method(self, base, name, node, frame):
-        if not isinstance(base, sympy.Expr):
-            return self.fail(node, frame, f"the method `.{name}` of this value is not supported",
-                             "call functions on numbers and arrays")
-        rule = arrays.rule_for_method(name)
-        if rule is None and not (self.array_mode and self.dims.of(base)):
-            return self.fail(node, frame, f"the method `.{name}()` of a number is not "
-                             "supported", "use math functions on the value")
-        self.need_arrays()
-        if rule is None:
-            return self.fail(node, frame, f"the array method `.{name}()` is not supported",
-                             "use the NumPy functions listed in docs/arrays.md")
-        return self.row_call(rule, node, frame, [base], f".{name}")
-
-    def row_call(self, rule, node, frame, given, spelling):
-        """A call of an array row: arguments bound to its signature, then its ``read``."""
-        signature = rule.signature
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(
-                kw.arg is None for kw in node.keywords):
-            self.fail(node, frame, f"`*` or `**` arguments to `{spelling}` are not supported",
-                      "pass the arguments one by one")
-        positional = list(given) + [self.argument(a, frame) for a in node.args]
-        bound = {}
-        extra = ()
-        if signature and signature[-1][0].startswith("*"):  # np.einsum(subscripts, *operands)
-            fixed = len(signature) - 1
-            positional = positional[:fixed] + [tuple(positional[fixed:])]
-        if len(positional) > len(signature):
-            if rule is arrays.RESHAPE and len(given) == 1:
-                positional, extra = positional[:2], tuple(positional[2:])
-            else:
-                self.fail(node, frame, f"`{spelling}` takes at most {len(signature) - len(given)}"
-                          " positional arguments here", "check the call")
-        for (name, _), value in zip(signature, positional):
-            bound[name.lstrip("*")] = value
-        if extra:
-            bound["newshape"] = (bound["newshape"],) + extra if not isinstance(
-                bound["newshape"], tuple) else bound["newshape"] + extra
-        known = {name for name, _ in signature}
-        for kw in node.keywords:
-            if kw.arg not in known or kw.arg in bound:
-                self.fail(kw, frame, f"the keyword argument `{kw.arg}` of `{spelling}` is not "
-                          "supported", f"`{spelling}` takes {', '.join(sorted(known))}")
-            bound[kw.arg] = self.argument(kw.value, frame)
-        for name, default in signature:
-            name = name.lstrip("*")
-            if name not in bound:
-                if default is arrays.REQUIRED and rule.name not in ("where", "full", "full_like"):
-                    self.fail(node, frame, f"`{spelling}` is missing its argument `{name}`",
-                              "check the call")
-                bound[name] = default
-        context = Arguments(self, node, frame)
-        try:
-            result = rule.read(context, **bound)
-        except ShapeError as exc:
-            return self.fail(node, frame, f"`{spelling}`: {exc}", "check the shapes")
-        if isinstance(result, sympy.Basic):
-            return self.node_value(result, rule.label, node, frame)
-        return result
-
-    def argument(self, node, frame):
-        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
-            return node.value  # None, or a string (the subscripts of np.einsum)
-        return self.value(node, frame)
-
-    def elementwise_call(self, rule, obj, node, frame, mapped=False):
-        """A function of ``rules.RULES`` applied to arrays: elementwise, with broadcasting."""
-        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-            self.fail(node, frame, f"keyword or `*` arguments to `{dotted(node.func)}` are not "
-                      "supported", "pass plain positional arguments")
-        args = [self.argument(a, frame) for a in node.args]
-        context = Arguments(self, node, frame)
-        args = [context.array(a) for a in args]
-        shapes = [self.shape_at(a, node, frame) for a in args]
-        if not any(shapes) and not mapped:  # numbers: the scalar reading (folding included)
-            return super().call(node, frame)
-        if any(shapes):
-            self.need_arrays()
-            if not (mapped or _is_numpy(obj) or obj is abs or obj is pow):
-                self.fail(node, frame, f"`{dotted(node.func)}` of an array: it takes one number",
-                          f"use the NumPy spelling (np.{getattr(obj, '__name__', 'f')})")
-        if len(args) not in rule.nargs:
-            self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
-                      "supported", "check the call")
-        try:
-            shape = self.dims.broadcast(*shapes)
-        except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
-        try:
-            result = self.defined((rule.build or rule.sympy)(*args), node, frame)
-        except (TypeError, ValueError) as exc:
-            return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
-                             f"({str(exc).rstrip('.')})", "pass real numbers")
-        return self.shaped(result, shape, node, frame) if shape else result
-
-
-def _is_numpy(obj):
-    module = getattr(obj, "__module__", None) or ""
-    return isinstance(obj, np.ufunc) or module == "numpy" or module.startswith("numpy.")
-
-
-def _numpy_object(dotted_name):
-    module, _, attr = dotted_name.rpartition(".")
-    owner = np
-    for part in module.split(".")[1:]:
-        owner = getattr(owner, part, None)
-    return getattr(owner, attr, None)
 
 
 def _first_use(function):

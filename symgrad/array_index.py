@@ -1,13 +1,15 @@
 """Subscripts of array values, for the array frontend: ``x[i]``, ``x[1:]``, ``x[::2]``,
 ``x[:, None]``, ``x[..., 0]``, ``E[INDEX]`` (a constant int array: a gather, whose adjoint is a
-scatter-add), and the refusal of boolean masks."""
+scatter-add), ``L[np.triu_indices(n)]`` (two index arrays), an index the code computes
+(``x[np.argmax(stop_gradient(x))]``), and the refusal of boolean masks."""
 import ast
 
 import numpy as np
 import sympy
 
-from . import array_ops
+from . import array_indexing, array_ops
 from .array_arguments import is_condition
+from .rules import StopGradient
 
 
 class IndexReader:
@@ -33,34 +35,50 @@ class IndexReader:
                 new_axes.append(out)
                 out += 1
                 continue
-            if len(spec) >= len(shape):
-                self.fail(node, frame, f"too many indices for an array of rank {len(shape)}",
-                          "check the index")
-            entry = self.index_item(item, shape[len(spec)], node, frame)
-            spec.append(entry)
-            out += 0 if entry[0] == "int" else (1 if entry[0] == "slice" else len(entry[2]))
-        if sum(1 for e in spec if e[0] == "array") > 1 or (new_axes and any(
-                e[0] == "array" for e in spec)):
-            self.fail(node, frame, "this mix of index arrays is not supported",
-                      "index with one constant index array, or ints, slices and None")
+            for entry in self.index_item(item, shape[len(spec):], node, frame):
+                if len(spec) >= len(shape):
+                    self.fail(node, frame, f"too many indices for an array of rank {len(shape)}",
+                              "check the index")
+                spec.append(entry)
+                out += 1 if entry[0] == "slice" else 0
+        arrays = [e for e in spec if e[0] == "array"]
+        if new_axes and arrays:
+            self.fail(node, frame, "index arrays with None (np.newaxis) in one subscript are not "
+                      "supported", "index first, then add the axis: y = x[idx]; y[:, None]")
+        if len({tuple(e[2]) for e in arrays}) > 1:
+            self.fail(node, frame, "index arrays of different shapes in one subscript are not "
+                      "supported", "index with arrays of one shape (np.triu_indices(n) gives two)")
         while spec and spec[-1] == ("slice", None, None, None):
             spec.pop()
         value = base
         if spec:
-            value = self.node_value(array_ops.index(base, tuple(spec)), "item", node, frame)
+            value = self.node_value(array_indexing.index(base, tuple(spec)), "item", node, frame)
         if new_axes:
             value = self.node_value(array_ops.expand_dims(value, tuple(new_axes)), "expanded",
                                     node, frame)
         return value
 
-    def index_item(self, item, dim, node, frame):
+    def index_item(self, item, dims, node, frame):
+        """The spec entries of one subscript item over the axes ``dims`` it starts at: one, or
+        one per array of a tuple of index arrays (``x[np.triu_indices(n)]``)."""
         if isinstance(item, ast.Slice):
             bounds = [None if b is None or (isinstance(b, ast.Constant) and b.value is None)
                       else self.integer(b, frame) for b in (item.lower, item.upper, item.step)]
             if bounds[2] == 0:
                 self.fail(item, frame, "a slice step cannot be zero", "use a step of 1 or more")
-            return ("slice", *bounds)
-        return self.index_value(self.value(item, frame), dim, item, frame)
+            return [("slice", *bounds)]
+        value = self.value(item, frame)
+        if isinstance(value, tuple) and value and all(
+                isinstance(v, sympy.Symbol) and self.index_array(v) for v in value):
+            return [self.index_value(v, d, item, frame) for v, d in zip(value, dims)]
+        return [self.index_value(value, dims[0] if dims else None, item, frame)]
+
+    def index_array(self, value):
+        """Whether the symbol ``value`` is an int array: a constant, or computed by the code
+        (``np.triu_indices``)."""
+        if value.name in self.constants:
+            return self.constants[value.name].dtype.kind in "iu"
+        return value in self.integer_values and bool(self.dims.of(value))
 
     def index_value(self, value, dim, item, frame):
         """One index (an int, a constant int array or list) as an entry of an index spec."""
@@ -69,6 +87,13 @@ class IndexReader:
                 and self.constants[value.name].dtype.kind == "b"):
             self.fail(item, frame, "boolean-mask indexing is not supported (the result's size "
                       "depends on the values)", "use np.where(mask, x, 0.0) to keep the shape")
+        if dim is None:
+            self.fail(item, frame, "too many indices for this array", "check the index")
+        if isinstance(value, StopGradient) and value.args[0] in self.integer_values:
+            value = value.args[0]  # stop_gradient(np.argmax(x)): an index has no gradient
+        if isinstance(value, sympy.Symbol) and value in self.integer_values:
+            shape = self.dims.of(value)  # an index computed when called (np.argmax)
+            return ("array", value, shape, ()) if shape else ("at", value)
         if isinstance(value, sympy.Symbol) and value.name in self.constants:
             indices = self.constants[value.name]
             if indices.dtype.kind not in "iu":

@@ -1,11 +1,12 @@
 """Array nodes that join and contract: ``np.concatenate``, ``np.einsum`` and the linear algebra of
-``np.linalg`` (``inv``, ``det``, ``slogdet``), rows like those of ``array_ops``."""
+``np.linalg`` (``inv``, ``det``, ``slogdet``, ``solve``), rows like those of ``array_ops``."""
 import ast
 
 import sympy
 
 from .array_nodes import REQUIRED, ArrayRule, _call
-from .array_ops import broadcast_to, expand_dims, index, matmul, transpose
+from .array_indexing import index
+from .array_ops import broadcast_to, expand_dims, matmul, transpose
 from .shapes import ONE, ShapeError
 
 # --- joining ---------------------------------------------------------------------------------
@@ -162,6 +163,41 @@ def _linalg_print(spelling, item=None):
     return numpy
 
 
+def _solve_shape(node, shapes, dims):
+    a, b = shapes
+    _square([a], dims, "np.linalg.solve")
+    if len(b) not in (1, 2):
+        raise ShapeError(f"np.linalg.solve of a right-hand side of rank {len(b)} (a vector or a "
+                         "matrix is needed)")
+    if b[0] != a[1]:
+        if ONE in (b[0], a[1]):
+            raise ShapeError(f"np.linalg.solve of shapes {a} and {b}: sizes differ")
+        dims.unify(a[1], b[0])
+    return b
+
+
+def _solve_vjp(node, g, i, ctx):
+    """x = solve(A, b): b̄ = solve(A.T, ḡ), Ā = -b̄ x^T (an outer product for a vector b)."""
+    a, _ = node.inputs
+    adjoint_b = SOLVE.make(transpose(a, (1, 0)), g)
+    if i == 1:
+        return adjoint_b
+    if len(ctx.shape(ctx.out)) == 1:
+        return -(expand_dims(adjoint_b, (1,)) * ctx.out)
+    return -matmul(adjoint_b, transpose(ctx.out, (1, 0)))
+
+
+def _solve_print(printer, node):
+    return _call(printer, "np.linalg.solve", [printer.node(x) for x in node.inputs])
+
+
+def _read_solve(ctx, a, b):
+    x, y = ctx.array(a), ctx.array(b)
+    if not ctx.shape(y):
+        ctx.fail("np.linalg.solve of a number", "pass a vector or a matrix as b")
+    return SOLVE.make(x, y)
+
+
 def _read_slogdet(ctx, a):
     x = ctx.array(a)
     return (ctx.bind(SLOGDET_SIGN.make(x), "sign"), ctx.bind(LOGABSDET.make(x), "logdet"))
@@ -223,6 +259,9 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", REQUIRED)),
+                  read=_read_solve, shape=_solve_shape, vjp=_solve_vjp, numpy=_solve_print,
+                  label="solution")
 CUMSUM = ArrayRule("cumsum", ("numpy.cumsum",), ("cumsum",), (("a", REQUIRED), ("axis", None)),
                    read=_read_cumsum, shape=_cumsum_shape, vjp=_cumsum_vjp,
                    numpy=_cumsum_print, label="running")

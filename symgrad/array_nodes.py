@@ -1,14 +1,15 @@
 """The pieces every array row is made of: ``ArrayRule`` (a row), ``ArrayNode`` (an array primitive
 in a program, an opaque SymPy function), ``Static`` (its build-time parameters) and the printing
-helpers for sizes (``int_ast``, ``dims_ast``). The rows themselves are in ``array_ops`` (array
-nodes) and ``arrays`` (the table, with the spellings that need no node of their own).
+helpers for sizes (``int_ast``, ``dims_ast``). The rows themselves are in ``array_ops``,
+``array_indexing`` and ``array_linalg`` (array nodes) and ``arrays`` (the table, with the
+spellings that need no node of their own).
 """
 import ast
 from dataclasses import dataclass, field
 
 import sympy
 
-from .shapes import ShapeError
+from .shapes import ShapeError, is_dim
 
 REQUIRED = object()
 
@@ -32,11 +33,27 @@ class Static(sympy.Atom):
         new = _replace_in(self.value, rule)
         return (Static(new), True) if new != self.value else (self, False)
 
+    @property
+    def free_symbols(self):
+        """The program values it names (an index computed at call time, ``x[i]`` with ``i =
+        np.argmax(...)``), so the code computing them is kept; sizes are not among them."""
+        found = set()
+        _symbols_in(self.value, found)
+        return found
+
     def _sympystr(self, printer):
         return repr(self.value)
 
     def __getnewargs__(self):
         return (self.value,)
+
+
+def _symbols_in(value, found):
+    if isinstance(value, tuple):
+        for v in value:
+            _symbols_in(v, found)
+    elif isinstance(value, sympy.Basic):
+        found.update(s for s in value.free_symbols if not is_dim(s))
 
 
 def _replace_in(value, rule):
@@ -93,6 +110,7 @@ class ArrayRule:
     vjp: object = None
     numpy: object = None
     label: str = "t"
+    integer: bool = False
     node: type = field(default=None, compare=False)
 
     def __post_init__(self):

@@ -1,13 +1,14 @@
-"""The array nodes: reductions, contractions, layout, indexing and constructors, each a row
-(``ArrayRule``) with its shape rule, its vjp and its NumPy print, and the constructors the frontend
-and the adjoint pass build nodes with (``reduce_``, ``matmul``, ``broadcast_to``, ``where`` ...).
-Autograd's ``numpy_vjps.py`` is the model for the vjps.
+"""The array nodes of reductions, contractions and layout, each a row (``ArrayRule``) with its
+shape rule, its vjp and its NumPy print, and the constructors the frontend and the adjoint pass
+build nodes with (``reduce_``, ``matmul``, ``broadcast_to``, ``where`` ...). Indexing and the
+constructors of arrays are in ``array_indexing``; joins, ``einsum`` and ``np.linalg`` in
+``array_linalg``. Autograd's ``numpy_vjps.py`` is the model for the vjps.
 """
 import ast
 
 import sympy
 
-from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast, int_ast
+from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
 
 # --- node constructors (used by rows, the frontend and the adjoint pass) ---------------------
@@ -35,10 +36,6 @@ def matmul(a, b):
     return MATMUL.make(a, b)
 
 
-def index(x, spec):
-    return INDEX.make(x, params=tuple(spec)) if spec else x
-
-
 def as_result(x, shape, copy=False):
     return RESULT.make(x, params=(tuple(shape), bool(copy)))
 
@@ -59,7 +56,7 @@ def keep(g, axes, keepdims):
 
 
 # --- reductions ---------------------------------------------------------------------------------
-def _reduced_shape(node, shapes, _):
+def reduced_shape(node, shapes, _):
     axes, keepdims, _rank = node.params
     (shape,) = shapes
     if keepdims:
@@ -260,193 +257,6 @@ def _read_expand_dims(ctx, a, axis=REQUIRED):
     return expand_dims(x, ctx.axes(axis, rank + (len(axis) if isinstance(axis, tuple) else 1)))
 
 
-# --- indexing -------------------------------------------------------------------------------
-def slice_length(d, start, stop, step):
-    """len(range(d)[start:stop:step]) for a dimension ``d``, clamped as Python clamps (``x[2:5]``
-    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them."""
-    step = 1 if step is None else step
-    if d.is_Integer:
-        return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
-    if step > 0:
-        def at(v, default):
-            if v is None:
-                return default
-            return sympy.Min(v, d) if v >= 0 else sympy.Max(d + v, 0)
-        return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0)) / step))
-
-    def back(v, default):
-        if v is None:
-            return default
-        return sympy.Min(v, d - 1) if v >= 0 else sympy.Max(d + v, -1)
-    return sympy.Max(0, sympy.ceiling((back(start, d - 1) - back(stop, sympy.Integer(-1)))
-                                      / (-step)))
-
-
-def _index_shape(node, shapes, _):
-    shape = list(shapes[0])
-    out, axis = [], 0
-    for item in node.params:
-        if item[0] == "int":
-            axis += 1
-        elif item[0] == "slice":
-            out.append(slice_length(shape[axis], *item[1:]))
-            axis += 1
-        else:  # ("array", name, shape, values)
-            out.extend(sympy.Integer(k) for k in item[2])
-            axis += 1
-    return tuple(out) + tuple(shape[axis:])
-
-
-def _index_vjp(node, g, i, ctx):
-    return INDEX_ADJOINT.make(g, params=(tuple(ctx.shape(node.inputs[0])), (node.params,)))
-
-
-def index_item_ast(item):
-    kind = item[0]
-    if kind == "int":
-        return ast.Constant(item[1]) if item[1] >= 0 else ast.UnaryOp(ast.USub(),
-                                                                     ast.Constant(-item[1]))
-    if kind == "slice":
-        def bound(v):
-            if v is None:
-                return None
-            if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
-                return int_ast(v)
-            return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
-        return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
-    if item[1] is not None:
-        return ast.Name(item[1], ast.Load())
-    return ast.parse(repr(list(item[3]))).body[0].value
-
-
-def spec_ast(spec):
-    items = [index_item_ast(item) for item in spec]
-    return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-
-
-def _index_print(printer, node):
-    return ast.Subscript(printer.node(node.inputs[0]), spec_ast(node.params), ast.Load())
-
-
-def _index_adjoint_shape(node, shapes, _):
-    return node.params[0]
-
-
-def _index_adjoint_print(printer, node):
-    """A marker ``emit`` expands into ``z = np.zeros(shape)`` and one ``z[index] += g`` per piece
-    (``np.add.at`` with an index array, so repeated indices accumulate) before the line using it."""
-    marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
-    marker.symgrad_statements = lambda target: index_adjoint_statements(printer, target, node)
-    return marker
-
-
-def index_adjoint_statements(printer, target, node):
-    """The statements computing an index adjoint node into the name ``target``."""
-    shape, specs = node.params
-    body = [ast.Assign([ast.Name(target, ast.Store())], _call(printer, "np.zeros",
-                                                             [dims_ast(shape)]), lineno=None)]
-    for g, spec in zip(node.inputs, specs):
-        value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
-        if any(item[0] == "array" for item in spec):
-            body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
-                                          [ast.Name(target, ast.Load()), spec_ast(spec), value],
-                                          [])))
-        else:
-            body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
-                                                    ast.Store()), ast.Add(), value))
-    return body
-
-
-def _unstretched(g):
-    if isinstance(g, BROADCAST_TO.node):
-        return g.inputs[0]
-    if g.is_Mul:
-        return sympy.Mul(*[_unstretched(f) for f in g.args])
-    return g
-
-
-def merge_index_adjoints(parts):
-    """Several index adjoints into one array of the same shape: one buffer, one ``+=`` each."""
-    shape = parts[0].params[0]
-    inputs, specs = [], []
-    for p in parts:
-        inputs.extend(p.inputs)
-        specs.extend(p.params[1])
-    return INDEX_ADJOINT.make(*inputs, params=(shape, tuple(specs)))
-
-
-# --- constructors -----------------------------------------------------------------------------
-def _array_of_shape(node, shapes, _):
-    return tuple(sympy.Integer(k) for k in node.params[0])
-
-
-def _array_of_vjp(node, g, i, ctx):
-    shape = node.params[0]
-    position, spec = i, []
-    for extent in reversed(shape):
-        spec.append(("int", position % extent))
-        position //= extent
-    return index(g, tuple(reversed(spec)))
-
-
-def _array_of_print(printer, node):
-    shape = node.params[0]
-    items = [printer.node(e) for e in node.inputs]
-
-    def nest(flat, dims):
-        if len(dims) == 1:
-            return ast.List(flat, ast.Load())
-        step = len(flat) // dims[0]
-        return ast.List([nest(flat[k * step:(k + 1) * step], dims[1:]) for k in range(dims[0])],
-                        ast.Load())
-    return _call(printer, "np.array", [nest(items, shape)])
-
-
-def _arange_shape(node, shapes, _):
-    start, stop, step = node.params
-    length = sympy.ceiling((stop - start) / step)
-    return (sympy.Integer(max(int(length), 0)) if length.is_Number else length,)
-
-
-def _arange_print(printer, node):
-    def number(v):
-        return int_ast(v) if v.is_integer else printer.node(v)
-    start, stop, step = node.params
-    args = [number(stop)] if start == 0 and step == 1 else [number(start), number(stop)] + (
-        [number(step)] if step != 1 else [])
-    return _call(printer, "np.arange", args)
-
-
-def _read_array(ctx, object, dtype=None):
-    return ctx.array_of(object)
-
-
-def _read_arange(ctx, start, stop=None, step=None, dtype=None):
-    values = (sympy.Integer(0), start, sympy.Integer(1)) if stop is None else (
-        start, stop, sympy.Integer(1) if step is None else step)
-    for v in values:
-        if not isinstance(v, sympy.Expr) or not (v.is_Number or v.is_integer) or ctx.shape(v):
-            ctx.fail("np.arange takes numbers or sizes known when the gradient is built",
-                     "pass ints, floats or sizes (len(x), x.shape[0])")
-    if values[2] == 0:
-        ctx.fail("np.arange with a step of 0", "use a nonzero step")
-    return ARANGE.make(params=tuple(values))
-
-
-def _read_eye(ctx, N, M=None, k=0, dtype=None):
-    rows = ctx.new_shape(N, None)[0]
-    columns = rows if M is None else ctx.new_shape(M, None)[0]
-    if k not in (0, sympy.Integer(0)):
-        ctx.fail("np.eye with an offset k is not supported", "build it from np.eye(n) and slices")
-    return EYE.make(params=(rows, columns))
-
-
-def _eye_print(printer, node):
-    rows, columns = node.params
-    args = [int_ast(rows)] + ([] if columns == rows else [int_ast(columns)])
-    return _call(printer, "np.eye", args)
-
-
 def _result_shape(node, shapes, _):
     return node.params[0]
 
@@ -486,16 +296,16 @@ def _float(value):
 # --- the rows ------------------------------------------------------------------------------------
 _AXIS = (("a", REQUIRED), ("axis", None), ("keepdims", False))
 SUM = ArrayRule("sum", ("numpy.sum",), ("sum",), _AXIS, read=_read_reduction(lambda: SUM),
-                shape=_reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
+                shape=reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
                 label="total")
 MAX = ArrayRule("max", ("numpy.max", "numpy.amax"), ("max",), _AXIS,
-                read=_read_reduction(lambda: MAX), shape=_reduced_shape, vjp=_extremum_vjp,
+                read=_read_reduction(lambda: MAX), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.max"), label="largest")
 MIN = ArrayRule("min", ("numpy.min", "numpy.amin"), ("min",), _AXIS,
-                read=_read_reduction(lambda: MIN), shape=_reduced_shape, vjp=_extremum_vjp,
+                read=_read_reduction(lambda: MIN), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.min"), label="smallest")
 PROD = ArrayRule("prod", ("numpy.prod",), ("prod",), _AXIS, read=_read_reduction(lambda: PROD),
-                 shape=_reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
+                 shape=reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
                  label="product")
 MATMUL = ArrayRule("matmul", ("numpy.matmul", "numpy.dot"), ("dot",), (("a", REQUIRED),
                                                                        ("b", REQUIRED)),
@@ -518,22 +328,6 @@ EXPAND_DIMS = ArrayRule("expand_dims", ("numpy.expand_dims",), (),
                         (("a", REQUIRED), ("axis", REQUIRED)), read=_read_expand_dims,
                         shape=_expand_shape, vjp=_reshape_vjp, numpy=_expand_print,
                         label="expanded")
-INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
-                  label="item")
-INDEX_ADJOINT = ArrayRule("index_adjoint", (), (), (), shape=_index_adjoint_shape,
-                          numpy=_index_adjoint_print, label="scattered")
-ARRAY_OF = ArrayRule("array", ("numpy.array", "numpy.asarray"), (),
-                     (("object", REQUIRED), ("dtype", None)), read=_read_array,
-                     shape=_array_of_shape, vjp=_array_of_vjp, numpy=_array_of_print,
-                     label="stacked")
-ARANGE = ArrayRule("arange", ("numpy.arange",), (), (("start", REQUIRED), ("stop", None),
-                                                    ("step", None), ("dtype", None)),
-                   read=_read_arange, shape=_arange_shape, vjp=None, numpy=_arange_print,
-                   label="steps")
-EYE = ArrayRule("eye", ("numpy.eye", "numpy.identity"), (), (("N", REQUIRED), ("M", None),
-                                                             ("k", 0), ("dtype", None)),
-                read=_read_eye, shape=lambda node, shapes, dims: tuple(node.params),
-                numpy=_eye_print, label="identity")
 WHERE = ArrayRule("where_adjoint", (), (), (), shape=_where_shape, numpy=_where_print,
                   label="chosen")
 RESULT = ArrayRule("result", (), (), (), shape=_result_shape, numpy=_result_print)

@@ -8,24 +8,31 @@ build-time parameters (axes, keepdims, an index), each bound to an assignment of
 
 How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` giving:
 
-- ``python``: the dotted names of the callables it stands for (``"numpy.cumsum"``); ``methods``:
-  the ``ndarray`` method names (``"cumsum"``); TensorFlow / ``jax.numpy`` spellings of the same
+- ``python``: the dotted names of the callables it stands for (``"numpy.cumsum"``; a name under
+  ``scipy.`` is looked up once the user's code has imported its module); ``methods``: the
+  ``ndarray`` method names (``"cumsum"``); TensorFlow / ``jax.numpy`` spellings of the same
   function go in ``SPELLINGS`` below;
 - ``signature``: the call's parameters, ``(name, default)`` pairs (``REQUIRED`` for none);
 - ``read(ctx, **arguments)``: the value of the call, either an elementwise SymPy expression (then
-  that is the whole row: ``np.clip`` is ``Min(Max(x, lo), hi)``) or an array node
-  (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
+  that is the whole row: ``np.clip`` is ``Min(Max(x, lo), hi)``), a tuple of values, or an array
+  node (``row.make(*inputs, params=(...))``, which the frontend binds to a name). ``ctx``
   (``array_arguments.Arguments``) checks the arguments: ``ctx.array(v)``, ``ctx.axes(v, rank)``,
-  ``ctx.flag(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``, ``ctx.fail(message, hint)``;
-- for a row with a node of its own (its functions go in ``array_ops``): ``shape(node,
-  input_shapes, shapes)`` → the output shape (``node.params`` is the tuple given to ``make``);
-  ``vjp(node, g, i, ctx)`` → the contribution of the output cotangent ``g`` to input ``i``, exactly
-  that input's shape, built from the constructors of ``array_ops`` and SymPy (``ctx.out`` is the
-  node's value, ``ctx.shape(e)`` any shape, ``ctx.unbroadcast(e, shape)`` sums back); and
-  ``numpy(printer, node)`` → the ``ast`` of its NumPy spelling (``printer.node(e)`` prints an input,
-  ``array_nodes.dims_ast`` a shape).
+  ``ctx.flag(v)``, ``ctx.integer(v)``, ``ctx.new_shape(v, shape)``, ``ctx.shape(e)``,
+  ``ctx.fail(message, hint)``; ``ctx.bind(node, label)`` names a node, ``ctx.constant(array,
+  name)`` a constant made at build time; a function with no derivative reads its input with
+  ``ctx.value_only(v)`` (refused where a gradient flows through it, see ``array_values``);
+- for a row with a node of its own (its functions go in ``array_ops``, ``array_indexing``,
+  ``array_linalg`` or ``array_values``): ``shape(node, input_shapes, shapes)`` → the output shape
+  (``node.params`` is the tuple given to ``make``); ``vjp(node, g, i, ctx)`` → the contribution
+  of the output cotangent ``g`` to input ``i``, exactly that input's shape, built from the
+  constructors of ``array_ops`` and SymPy (``ctx.out`` is the node's value, ``ctx.shape(e)`` any
+  shape, ``ctx.unbroadcast(e, shape)`` sums back); ``numpy(printer, node)`` → the ``ast`` of its
+  NumPy spelling (``printer.node(e)`` prints an input, ``array_nodes.dims_ast`` a shape);
+  ``label``, the name its value gets in the generated code; ``integer=True`` for a node whose
+  value is an index (``np.argmax``), which may then index an array.
 
-``tests/test_arrays.py`` checks the rows against finite differences.
+``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
+differences.
 """
 import importlib
 
@@ -33,15 +40,18 @@ import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
-                           SLOGDET_SIGN)
-from .array_ops import (_AXIS, ARANGE, ARRAY_OF, BROADCAST_TO, EXPAND_DIMS, EYE, INDEX,
-                        INDEX_ADJOINT, MATMUL, MAX, MIN, PROD, RESHAPE, RESULT, SUM, TRANSPOSE,
-                        WHERE, broadcast_to, expand_dims, index, matmul, reduce_, reshape,
-                        transpose)
+                           SLOGDET_SIGN, SOLVE)
+from .array_indexing import (ARANGE, ARRAY_OF, EYE, INDEX, INDEX_ADJOINT, TRI_INDICES,
+                             TRIL_INDICES, TRIU_INDICES, index)
+from .array_values import VALUE_ROWS
+from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD, RESHAPE,
+                        RESULT, SUM, TRANSPOSE, WHERE, broadcast_to, expand_dims, matmul, reduce_,
+                        reshape, transpose)
 
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
+from .rules import LAZY_MODULES, resolve_pending
 from .shapes import ONE, size
 
 # --- reads of the rows without a node of their own ------------------------------------------------
@@ -133,6 +143,27 @@ def _read_logaddexp(ctx, x1, x2):
     return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
 
 
+def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``scipy.special.logsumexp``: the largest element along the axes, stopped (a shift that
+    cancels in the value and is a constant to differentiation), plus the log of the sum of the
+    shifted exponentials, so it never overflows; its gradient is the softmax along the axes."""
+    from .rules import StopGradient
+    if b is not None or return_sign is not False:
+        ctx.fail("scipy.special.logsumexp with b= or return_sign= is not supported",
+                 "fold b into the exponent: logsumexp(x + np.log(b))")
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    if not shape:
+        return x
+    axes, keep = ctx.axes(axis, len(shape)), ctx.flag(keepdims)
+    largest = ctx.bind(reduce_(MAX, x, axes, True, len(shape)), "largest")
+    total = ctx.bind(reduce_(SUM, sympy.exp(x - StopGradient(largest)), axes, keep, len(shape)),
+                     "total")
+    if not keep:
+        largest = ctx.bind(reshape(largest, ctx.shape(total)), "largest")
+    return sympy.log(total) + StopGradient(largest)
+
+
 def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
     v = ctx.array(x)
     if ord is not None or axis is not None or keepdims is not False or len(ctx.shape(v)) != 1:
@@ -175,7 +206,8 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
-    LOGABSDET, SLOGDET_SIGN, EINSUM, CUMSUM, EYE,
+    LOGABSDET, SLOGDET_SIGN, SOLVE, EINSUM, CUMSUM, EYE, TRIU_INDICES, TRIL_INDICES, TRI_INDICES,
+    *VALUE_ROWS,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
@@ -214,6 +246,9 @@ ARRAY_RULES = (
               (("a", REQUIRED), ("decimals", 0)), read=_read_round),
     ArrayRule("negative", ("numpy.negative",), (), (("x", REQUIRED),),
               read=lambda ctx, x: -ctx.array(x)),
+    ArrayRule("logsumexp", ("scipy.special.logsumexp",), (),
+              (("a", REQUIRED), ("axis", None), ("b", None), ("keepdims", False),
+               ("return_sign", False)), read=_read_logsumexp),
 )
 
 SPELLINGS = {
@@ -244,30 +279,38 @@ def numpy_name(dotted):
     return None
 
 
+def _resolve(dotted):
+    module, _, attr = dotted.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), attr, None)
+    except ImportError:
+        return None
+
+
 def _index_rules():
-    import importlib
-    by_object, by_name, methods = {}, {}, {}
+    by_object, by_name, methods, pending = {}, {}, {}, []
     for rule in ARRAY_RULES:
         for dotted in rule.python:
             by_name[dotted] = rule
-            module, _, attr = dotted.rpartition(".")
-            try:
-                obj = getattr(importlib.import_module(module), attr, None)
-            except ImportError:
-                obj = None
+            if dotted.startswith(LAZY_MODULES):  # looked up once the user's code imports it
+                pending.append((dotted, rule))
+                continue
+            obj = _resolve(dotted)
             if obj is not None:
                 by_object[id(obj)] = (obj, rule)
         for method in rule.methods:
             methods[method] = rule
-    return by_object, by_name, methods
+    return by_object, by_name, methods, pending
 
 
-_BY_OBJECT, _BY_NAME, _METHODS = _index_rules()
+_BY_OBJECT, _BY_NAME, _METHODS, _PENDING = _index_rules()
 
 
 def rule_for_callable(obj):
     """The array row whose Python spelling is the object ``obj``, or None."""
     found = _BY_OBJECT.get(id(obj))
+    if found is None and _PENDING and resolve_pending(_PENDING, _BY_OBJECT):
+        found = _BY_OBJECT.get(id(obj))
     return found[1] if found is not None and found[0] is obj else None
 
 

@@ -3,8 +3,11 @@
 Compiles under a unique file name registered in ``linecache`` (SymPy ``lambdify``'s approach), so a
 traceback through generated code shows its lines; the entry is dropped when the function is.
 """
+import importlib
 import itertools
 import linecache
+import sys
+import types
 import weakref
 
 from . import backends
@@ -12,6 +15,47 @@ from . import backends
 _counter = itertools.count()
 BACKENDS = {name: b.imports for name, b in backends.BACKENDS.items()}
 """Backend name → the import line(s) its generated code needs (``backends.BACKENDS`` has the rest)."""
+
+
+OPTIONAL_IMPORTS = {"scipy": ("import scipy.special", "scipy.special", "SciPy", "scipy"),
+                    "jax": ("import jax.scipy.special", "jax.scipy.special", "JAX",
+                            "'symgrad[jax]'")}
+"""A module generated code may call beyond its backend's (``scipy.special.erf``, the numpy
+spelling of ``erf``): its top-level name → (the import line, the module to import, the package's
+name, what to pip install). Imported only by code that uses it."""
+
+
+def optional_modules(code):
+    """The names of ``OPTIONAL_IMPORTS`` that compiled ``code`` (a code object) reads as globals."""
+    found, stack = set(), [code]
+    while stack:
+        current = stack.pop()
+        found.update(n for n in current.co_names if n in OPTIONAL_IMPORTS)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return sorted(found)
+
+
+def import_lines(source, backend):
+    """The import lines a standalone module holding ``source`` needs, one per line."""
+    code = compile(source, "<generated>", "exec")
+    return "\n".join([BACKENDS[backend]] + [OPTIONAL_IMPORTS[m][0]
+                                             for m in optional_modules(code)])
+
+
+def _import_optional(name):
+    """The top-level module ``name`` of ``OPTIONAL_IMPORTS``, with its submodule imported.
+
+    Raises:
+        OptionError: the package is not installed.
+    """
+    _, module, package, pip_name = OPTIONAL_IMPORTS[name]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        from .errors import OptionError
+        raise OptionError(f"the generated code calls {module} functions, which need {package}: "
+                          f"pip install {pip_name}") from None
+    return sys.modules[name]
 
 
 def compile_gradient(source, function_name, backend, constants=None):
@@ -27,13 +71,17 @@ def compile_gradient(source, function_name, backend, constants=None):
         The Python function.
 
     Raises:
-        OptionError: the backend's library is not installed (naming the extra to install).
+        OptionError: the backend's library is not installed (naming the extra to install), or
+            the code calls a module of ``OPTIONAL_IMPORTS`` that is not installed.
     """
     filename = f"<symgrad-{next(_counter)} {function_name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = backends.backend(backend).namespace()
     namespace.update(constants or {})
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own printed AST
+    code = compile(source, filename, "exec")
+    for name in optional_modules(code):
+        namespace[name] = _import_optional(name)
+    exec(code, namespace)  # noqa: S102 - our own printed AST
     function = namespace[function_name]
     weakref.finalize(function, linecache.cache.pop, filename, None)
     return function

@@ -26,9 +26,9 @@ import warnings
 
 from . import backends, dependencies
 from .dependencies import sha256
-from .cache import compile_gradient
+from .cache import OPTIONAL_IMPORTS, compile_gradient
 from .errors import CacheWarning
-from .function import GradientFunction
+from .function import ArrayGradientFunction, GradientFunction
 
 FORMAT = 1  # bump when the layout of an entry or of its key changes
 ENVIRONMENT = "SYMGRAD_CACHE_DIR"
@@ -151,7 +151,7 @@ class Entry:
         """Write ``built`` (a ``GradientFunction`` just built while ``record`` recorded) and set
         its ``cache_key``; nothing is written for a build that cannot be described."""
         global _write_off
-        if type(built) is not GradientFunction:  # a subclass builds at call time: nothing to keep
+        if isinstance(built, ArrayGradientFunction):  # built at call time: nothing to keep
             return
         if isinstance(self.primal, GradientFunction):
             described = []  # the primal's own key covers what its build read
@@ -162,8 +162,9 @@ class Entry:
                 described = dependencies.describe(record)
             except dependencies.Uncacheable:
                 return
-        extra = set(built.func.__globals__) - {"__builtins__", built.func.__name__} - \
-            backends.backend(built.backend).bound()
+        extra = set(built.func.__globals__) - {"__builtins__", built.func.__name__,
+                                               *OPTIONAL_IMPORTS} - backends.backend(
+            built.backend).bound()
         if extra:  # compiled with values the source does not hold (constant arrays)
             return
         built.cache_key = _digest([self.key, described])

@@ -17,6 +17,7 @@ NumPy. Steps:
 5. name results ``d<out>_d<wrt>``, print with ``astor`` wrapping lines at 100 columns.
 """
 import ast
+import bisect
 import io
 import math
 import os
@@ -25,13 +26,14 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, size_lines
+from .array_emit import expand_statements, in_place, size_lines
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 LINE_WIDTH = 100
@@ -64,6 +66,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout = 0 if len(program.outputs) == 1 else tuple(range(len(program.outputs)))
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
+    given = set(names)
     converted = [p.name for p in program.params if p.name not in program.static]
     positional = [p.name for p in program.positional]
     defaulted = set(positional[len(positional) - len(program.defaults):]) | {
@@ -111,6 +114,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
+        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
+            invented = names - given - set(results.values())
+            body = in_place(program, body, prelude, set(results.values()), stops, invented)
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]
@@ -150,15 +156,16 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
+    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
     more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix = [], 0, first
     while len(prefix) + len(body) - start > width:
         room = width - len(prefix)
-        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens
-                   if start < pos <= start + room]
+        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
+            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
         if not fitting:  # a name longer than the room: break at the first place after it
-            later = [pos for pos, _, _ in tokens if pos > start]
+            later = positions[bisect.bisect_right(positions, start):]
             if start == 0 and body.startswith("(") and not body.startswith("def "):
                 later = [1]  # right after the opening parenthesis
             if not later:
@@ -404,10 +411,13 @@ def _factored(expr):
 
 
 def _lower(expr, backend):
-    """Replace functions the backend cannot print by their ``rules`` lowering."""
+    """Replace functions the backend cannot print by their ``rules`` lowering, and each
+    ``AsWritten`` by its written form (the primal's float: ``written.py``)."""
     def walk(node):
         if node.is_Atom:
             return node
+        if isinstance(node, AsWritten):
+            return walk(node.written)
         args = [walk(a) for a in node.args]
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
@@ -476,6 +486,7 @@ def _entries(program, backend, names, results):
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
 
+    adjoints = getattr(program, "adjoint_names", ())
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
     for a in _live(program):
         if isinstance(a, Check):
@@ -483,6 +494,8 @@ def _entries(program, backend, names, results):
                                       a.exception, a.message), None))
             continue
         expr = _lower(a.expr, backend)
+        if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
+            expr = _factored(expr)
         lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
                       a.written))
         if a.written is not None:

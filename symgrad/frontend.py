@@ -29,6 +29,7 @@ from .guards import Guards
 from .resolve import (RAISES, Resolver, _constant, _describe, _Frame, _Py, _surely_undefined,
                       _Undefined)
 from .rules import StopGradient, Value, power
+from .written import as_written
 from .source import read_source
 
 _BINARY = {
@@ -82,6 +83,7 @@ class _Reader(Resolver, Guards):
         self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
         self.call_results = {}  # a helper's call node -> the value its latest reading returned
         self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
+        self.complex_sites = {}  # a rules.ComplexPower -> the location of its first `**`
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -135,6 +137,7 @@ class _Reader(Resolver, Guards):
             if not isinstance(out, sympy.Expr):
                 self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
         self._check_stop_names(frame)
+        self._refuse_complex(outputs)
         variables = {n: self.variables.get(n) for n in sorted(frame.locals - set(names))}
         return Program(
             name=src.name, params=params, defaults=defaults, assignments=self.assignments,
@@ -184,7 +187,9 @@ class _Reader(Resolver, Guards):
                     for item, item_node in zip(value, stmt.value.elts):
                         self.remember(item, self.written(item_node, frame, item))
                 elif isinstance(value, sympy.Expr):
-                    self.remember(value, self.written(stmt.value, frame, value))
+                    written = self.written(stmt.value, frame, value)
+                    self.remember(value, written)
+                    value = self.cancelled(value, written)
                 return value
             if isinstance(stmt, ast.If):
                 test, parts = _without_not(stmt.test, (stmt.body, stmt.orelse))
@@ -260,6 +265,26 @@ class _Reader(Resolver, Guards):
         if written_a is not a or written_b is not b:
             self.remember(chosen, sympy.Piecewise((written_a, cond), (written_b, True)))
         return chosen
+
+    def cancelled(self, value, written):
+        """``value`` where SymPy's form is a name or a number but the source computes it from
+        variables (``(x + 0.1) - 0.1`` is ``x`` to SymPy, ``u - u + 0.9`` is 0.9): then an
+        ``AsWritten``, so that a comparison of it compares the primal's float, which may be
+        another (docs/conventions.md). Not for arrays (shapes are read from SymPy's form)."""
+        if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
+                written, sympy.Expr) \
+                and written.free_symbols and not getattr(self, "array_mode", False):
+            return as_written(value, written)
+        return value
+
+    def as_computed(self, value, node, frame):
+        """``value`` (a SymPy expression read from ``node``) as the source computes it: an
+        ``AsWritten`` where its written form may be another float than SymPy's form (an
+        argument of ``max``/``min``/``abs``, whose derivatives compare it). Not for arrays."""
+        if not isinstance(value, sympy.Expr) or value.is_Number or getattr(
+                self, "array_mode", False):
+            return value
+        return as_written(value, self.written(node, frame, value))
 
     def remember(self, value, written):
         """Note ``written`` (``rules.Written`` operators) as the primal's own form of ``value``:
@@ -344,15 +369,17 @@ class _Reader(Resolver, Guards):
         node_of_its_own = frame.primary and name in self.nodes  # named in wrt
         written = None
         if isinstance(value, sympy.Expr) and not isinstance(value, StopGradient) and isinstance(
-                node, (ast.Assign, ast.AugAssign)) and not value.is_Atom:
+                node, (ast.Assign, ast.AugAssign)):
             source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
                 ast.Name(name, ast.Load()), node.op, node.value)
-            written = self.written(source, frame, None)
-            self.remember(value, written)
-        elif isinstance(value, sympy.Expr) and not value.is_Atom:
+            if not isinstance(source, (ast.Tuple, ast.List)):
+                written = self.written(source, frame, None)
+                self.remember(value, written)
+                value = self.cancelled(value, written)
+        if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
             written = self.written_of.get(value)  # a branch's choice, merged after an `if`
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
-                and self.depth == 0:
+                and self.depth == 0 and not isinstance(value, rules.ComplexPower):
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value, written))
             known = self._with_constants(value)
@@ -480,6 +507,8 @@ class _Reader(Resolver, Guards):
                 return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, ast.Pow) and rules.complex_power(self._with_constants(a), b):
+            return self.complex_value(a, b, node, frame)  # (-4) ** y, math.cos(2) ** t
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
@@ -491,7 +520,35 @@ class _Reader(Resolver, Guards):
         try:
             return rules.fold(python, build, args)
         except rules.NotComputable as exc:
+            if exc.complex:  # (-0.5) ** 0.3: a complex number, which the primal does not raise on
+                return self.complex_value(*args, node, frame)
             return self.undefined(node, frame, exc.kind)
+
+    def complex_value(self, base, exponent, node, frame):
+        """``base ** exponent``, a complex number in Python: ``rules.ComplexPower``, refused at the
+        end of the reading if its value is used on every call (``_refuse_complex``), dropped if
+        dead, and raising in the gradient on a path that may not run (docs/conventions.md)."""
+        value = rules.ComplexPower(sympy.Integer(1), self._with_constants(base), exponent)
+        self.complex_sites.setdefault(value, frame.src.location(node))
+        return value
+
+    def _refuse_complex(self, outputs):
+        """Refuse a ``rules.ComplexPower`` that an output computes on every call (outside any
+        branch): the primal's value is complex there, and a gradient of it is no float. A name
+        bound to one holds it (no assignment), so a dead one (its value unused, or used on some
+        paths only) is no refusal: the primal runs."""
+        for expr in outputs:
+            found = _surely_undefined(expr)
+            if isinstance(found, rules.ComplexPower):
+                base, exponent = found.args[1:]
+                power = f"({_number_text(base)}) ** {_number_text(exponent)}"
+                why = ("a negative base to a fractional power" if exponent.is_Number else
+                       "a negative base to a varying power: complex wherever the exponent is "
+                       "not whole, with no real derivative")
+                raise UnsupportedSyntaxError(
+                    f"`{power}` is a complex number in Python ({why}), and symgrad "
+                    "differentiates real values only", self.complex_sites.get(found),
+                    "make the base positive (`abs(b) ** y`) or the exponent a whole number")
 
     def undefined(self, node, frame, kind):
         """What the primal cannot compute: refused where it surely runs (the primal raises on
@@ -594,7 +651,8 @@ class _Reader(Resolver, Guards):
         value = self.value(node, frame)
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
-        return sympy.Ne(Value(self.number(value, node, frame)), 0)  # `if t:` is `if t != 0:`
+        value = self.written(node, frame, self.number(value, node, frame))  # the primal's float
+        return sympy.Ne(Value(value), 0)  # `if t:` is `if t != 0:`
 
     def written(self, node, frame, value):
         """A comparison operand as the primal computes it: its operators and calls as written
@@ -648,6 +706,12 @@ class _Reader(Resolver, Guards):
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _number_text(value):
+    """A SymPy value as short text for a message: a number as the float Python holds."""
+    return repr(rules.as_python(value) if value.is_Integer else float(value)) \
+        if value.is_number else str(value)
 
 
 def _is_value(value):

@@ -1,9 +1,12 @@
-"""``GradientFunction``: a compiled derivative, callable like the primal (no SymPy here).
+"""``GradientFunction``: a compiled derivative, callable like the primal (no SymPy here), and
+``ArrayGradientFunction``, the derivative of array code, built per pattern of argument ranks.
 
 A gradient found in the disk cache (``symgrad.diskcache``) is one of these too, made from its stored
 source: its ``program`` (and so ``derivatives``) is rebuilt, importing SymPy, on first access.
 """
 import functools
+
+from .errors import OptionError
 
 
 class GradientFunction(functools.partial):
@@ -21,7 +24,7 @@ class GradientFunction(functools.partial):
             for a gradient read from the disk cache, rebuilt (with SymPy) on first access.
         function: the generated Python function itself.
         kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
-        backend: "math" or "numpy".
+        backend: the name of its backend ("math", "numpy", "jax", "torch", "array_api").
         origin: "<file>, line <n>" of the primal's ``def``.
         cache_key: the key of its disk cache entry (hex str), or None when it is not cacheable.
         derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
@@ -30,6 +33,8 @@ class GradientFunction(functools.partial):
 
     def __new__(cls, function, *, primal, source, wrt, program, kind, backend, origin=None,
                 rebuild=None):
+        if cls is GradientFunction and backend == "math":
+            cls = _FirstCallChecked  # float code: its first call checks for arrays
         self = super().__new__(cls, function)
         self.primal, self.source, self.wrt, self._program, self.kind = (
             primal, source, wrt, program, kind)
@@ -74,3 +79,82 @@ class GradientFunction(functools.partial):
 
     def __reduce__(self):
         raise TypeError("a GradientFunction cannot be pickled: pickle the primal and rebuild it")
+
+
+class _FirstCallChecked(GradientFunction):
+    """A gradient of scalar code (backend "math") before its first call.
+
+    Scalar code is float code. Its first call checks that no argument is an array (a value with
+    a non-empty ``shape``) and then makes the object a plain ``GradientFunction`` (calls straight
+    to the generated code: a check on every call would cost as much as a small gradient). An
+    array there is refused as ``jax.grad`` refuses a non-scalar output: the elementwise result
+    the float code would give is not the gradient of a number.
+    """
+
+    def __call__(self, *args, **kwargs):
+        code = self.func.__code__
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for name, value in list(zip(names, args)) + list(kwargs.items()):
+            if _rank(value):
+                raise OptionError(
+                    f"`{self.func.__name__}` was built from scalar code (no array construct in "
+                    f"`{getattr(self.primal, '__name__', '?')}`, no shapes=), so it takes numbers; "
+                    f"`{name}` is an array of shape {tuple(value.shape)}. To differentiate it as "
+                    f"array code pass shapes= (shapes={{{name!r}: ('n',)}}): then symgrad.grad "
+                    "needs a function returning one number, as jax.grad does, and symgrad.vjp "
+                    "gives the elementwise derivative; or build with backend=\"numpy\" to "
+                    "evaluate this scalar gradient element by element")
+        self.__class__ = GradientFunction
+        return self.func(*args, **kwargs)
+
+
+def _rank(value):
+    """The number of axes of an array argument (0 for a number, a NumPy scalar, a 0-d array)."""
+    try:
+        return len(getattr(value, "shape", ()))
+    except TypeError:  # a class passed as a value: its ``shape`` is a descriptor
+        return 0
+
+
+class ArrayGradientFunction(GradientFunction):
+    """The derivative of array code: one build per pattern of argument ranks and size-1 axes.
+
+    Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
+    sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
+    those of the latest specialisation built (``source`` is None before the first; the others
+    raise ``OptionError`` then); ``specialisations.by_pattern`` maps each pattern (per parameter,
+    a size-1 flag per axis) to its ``GradientFunction``.
+
+    Args:
+        primal: the user's function.
+        kind: "grad", "value_and_grad" or "vjp".
+        build_one: callable(shapes dict, program or None) → the ``GradientFunction`` of one
+            pattern (``assemble.array_gradient`` makes it).
+        backend: the backend its specialisations are printed for.
+    """
+
+    def __new__(cls, primal, kind, build_one, backend="numpy"):
+        from .specialise import Specialisations
+
+        state = Specialisations(primal, build_one)
+        self = functools.partial.__new__(cls, state)
+        self.primal, self.kind, self.backend, self._derivatives = primal, kind, backend, None
+        self.specialisations = state
+        return self
+
+    def _latest(self, attribute):
+        latest = self.specialisations.latest
+        if latest is None:
+            raise OptionError(f"the gradient of `{self.primal.__name__}` is built at its first "
+                              "call (array code without shapes=): call it once, or pass shapes=")
+        return getattr(latest, attribute)
+
+    source = property(lambda self: self._latest("source") if self.specialisations.latest
+                      else None)
+    program = property(lambda self: self._latest("program"))
+    wrt = property(lambda self: self._latest("wrt"))
+    function = property(lambda self: self._latest("function"))
+
+    def __repr__(self):
+        return f"<ArrayGradientFunction {self.kind} of {self.primal.__name__}, " \
+               f"{len(self.specialisations.by_pattern)} specialisation(s)>"

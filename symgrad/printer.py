@@ -8,14 +8,17 @@ array table (``array_backends.printer_for``). The ``backends.Backend`` spells Nu
 other libraries.
 """
 import ast
+import importlib.util
 import math
 
 import sympy
 from sympy import S
 
 from .backends import backend as backend_named
+from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
+from .written import AsWritten
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
                     Written, rule_for_class, spelling, written_spelling)
 
@@ -63,7 +66,16 @@ class Printer:
         return self.node(e)
 
     def name(self, dotted):
-        """The ``ast`` of a dotted name, with NumPy's names spelled for the backend."""
+        """The ``ast`` of a dotted name, with NumPy's names spelled for the backend.
+
+        Raises:
+            OptionError: the name is in a module of ``OPTIONAL_IMPORTS`` that is not installed.
+        """
+        root = dotted.partition(".")[0]
+        if root in OPTIONAL_IMPORTS and importlib.util.find_spec(root) is None:
+            _, module, package, pip_name = OPTIONAL_IMPORTS[root]
+            raise OptionError(f"backend {self.backend!r} prints this function as `{dotted}`, "
+                              f"which needs {package}: pip install {pip_name}")
         return dotted_name(self.spec.spelling(dotted))
 
     def call(self, dotted, args):
@@ -158,6 +170,8 @@ class Printer:
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
             return self.node(e.args[0])
+        if isinstance(e, AsWritten):  # the primal's float (emit replaces these first)
+            return self.node(e.written)
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
             from .array_backends import printer_for
             return printer_for(e.rule, self.backend)(self, e)
@@ -214,8 +228,10 @@ class Printer:
         rule = rule_for_class(type(e))
         printed = spelling(rule, self.backend) if rule is not None else None
         if printed is None:
+            instead = "backend=\"math\"" if self.backend == "numpy" else \
+                "backend=\"numpy\", \"jax\" or \"torch\""
             raise OptionError(f"`{type(e).__name__}` has no spelling for backend "
-                              f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
+                              f"{self.backend!r} in symgrad's rules: use {instead}")
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
@@ -226,7 +242,9 @@ class Printer:
             for arg in args[1:]:
                 node = self.extremum(printed, node, arg)
             return node
-        return self.call(printed, e.args)
+        integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
+        return ast.Call(self.name(printed), [self.number(int(a)) if k in integers else self.node(a)
+                                             for k, a in enumerate(e.args)], [])
 
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is

@@ -206,6 +206,11 @@ class Resolver:
                 return undefined
         if all(_constant(a) for a in args):
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
+        if rule.build is rules.power and rules.complex_power(self._with_constants(args[0]),
+                                                             args[1]):
+            return self.complex_value(*args, node, frame)  # pow(-4, y)
+        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs):  # their derivatives compare them:
+            args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
         if rule.sympy in (sympy.Max, sympy.Min):
             args = rules.repeats_kept(args)
         try:
@@ -374,6 +379,8 @@ class Resolver:
             if isinstance(arg, ast.Starred):
                 self.reject(arg, frame)
             env[param] = self.value(arg, frame)
+            if isinstance(env[param], sympy.Expr):  # the form the call computes it in, for
+                self.remember(env[param], self.written(arg, frame, None))  # the helper's lines
         for kw in node.keywords:
             if kw.arg is None or kw.arg not in keyword or kw.arg in env:
                 what = ("`**` arguments" if kw.arg is None else

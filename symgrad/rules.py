@@ -11,6 +11,7 @@ import fractions
 import functools
 import importlib
 import math
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ import sympy
 from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
+from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
 
 ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
@@ -394,12 +396,34 @@ class Undefined(Function):
         return self
 
 
-class NotComputable(Exception):
-    """Raised by ``fold`` when Python raises (or gives inf, nan or a complex) on the constants."""
+class ComplexPower(Undefined):
+    """A power Python computes as a complex number: ``ComplexPower(1, base, exponent)`` stands for
+    ``base ** exponent`` with a negative constant base and a fractional constant exponent
+    (``math.log10(0.5) ** 0.3``) or a varying one (``(-4) ** y``, complex wherever ``y`` is not
+    whole, with no real derivative anywhere). symgrad differentiates real values, so it is read
+    as undefined (docs/conventions.md, "Complex powers"): a live value computed on every call is
+    refused at build time (``frontend``), a dead one is dropped, and one on a path that may not
+    run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with ``numpy``), as
+    ``math.pow`` raises where ``**`` gives a complex number."""
 
-    def __init__(self, kind):
+    nargs = 3
+
+
+def complex_power(base, exponent):
+    """Whether ``base ** exponent`` (SymPy numbers or expressions) is a power Python computes as a
+    complex number at every point where the exponent is not whole: a negative number base with
+    a non-integer constant exponent or a varying one."""
+    return base.is_number and not base.has(Undefined) and base.is_negative is True and not (
+        exponent.is_Number and exponent.is_integer)
+
+
+class NotComputable(Exception):
+    """Raised by ``fold`` when Python raises (or gives inf, nan or a complex) on the constants;
+    ``complex`` is True for a complex value (the primal does not raise there)."""
+
+    def __init__(self, kind, complex=False):  # noqa: A002 - the field's word
         super().__init__(kind)
-        self.kind = kind
+        self.kind, self.complex = kind, complex
 
 
 class Literal(sympy.AtomicExpr):
@@ -495,7 +519,8 @@ def fold(python, build, args):
         value = value.item()  # a NumPy scalar
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             isinstance(value, float) and not math.isfinite(value)):
-        raise NotComputable(1 if isinstance(value, complex) or value != value else 2)
+        raise NotComputable(1 if isinstance(value, complex) or value != value else 2,
+                            complex=isinstance(value, complex))
     try:
         exact = build(*args)
         if isinstance(exact, sympy.Expr) and exact.is_number and not exact.has(
@@ -540,6 +565,21 @@ def _sign_lower(d):
     return Piecewise((1, d > 0), (-1, d < 0), (0, True))
 
 
+_NOT_REAL = (sympy.re, sympy.im, sympy.conjugate)
+
+
+def real_abs(arg):
+    """``abs(arg)`` as SymPy, for a real ``arg``: SymPy's ``Abs`` writes ``re``/``im`` where it
+    cannot prove its argument real (``Abs(0.5**atanh(x))`` is ``0.5**re(atanh(x))``), but every
+    value the primal computes is real (``math.atanh`` raises outside (-1, 1)), so ``re(z)`` is
+    ``z``, ``im(z)`` is 0 and ``conjugate(z)`` is ``z``."""
+    value = sympy.Abs(arg)
+    if not value.has(*_NOT_REAL):
+        return value
+    return value.replace(lambda n: isinstance(n, _NOT_REAL),
+                         lambda n: S.Zero if isinstance(n, sympy.im) else n.args[0])
+
+
 def power(base, exponent):
     """``base ** exponent`` as SymPy; a float exponent that is a whole or half number becomes exact
     (``x ** 2.0`` → ``x**2``, ``x ** 0.5`` → ``sqrt(x)``), so derivatives simplify as by hand."""
@@ -579,7 +619,8 @@ class Rule:
             the ``numpy`` name in that library (``jnp.exp``, ``torch.exp``, ``xp.exp``).
         derivative: None (SymPy's fdiff), ZERO, or callable(expr, i) → ∂expr/∂(args[i]).
         lower: callable(*args) → an equivalent SymPy expression printable without this function.
-        domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1").
+        domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1",
+            "probability" = (0, 1)).
         nargs: the numbers of arguments accepted from Python.
     """
 
@@ -600,7 +641,7 @@ class Rule:
 RULES = (
     # --- arithmetic spelled as calls ---------------------------------------------------------
     Rule(("abs", "math.fabs", "numpy.abs", "numpy.absolute", "numpy.fabs"), sympy.Abs,
-         math="abs", numpy="np.abs"),
+         build=real_abs, math="abs", numpy="np.abs"),
     Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
          nargs=(2,)),
     Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
@@ -651,8 +692,33 @@ RULES = (
     Rule(("math.atanh", "numpy.arctanh"), sympy.atanh, math="math.atanh", numpy="np.arctanh",
          torch="torch.atanh", array_api="xp.atanh",
          domain="unit"),
-    Rule(("math.erf",), sympy.erf, math="math.erf"),
-    Rule(("math.erfc",), sympy.erfc, math="math.erfc"),
+    Rule(("math.erf",), sympy.erf, math="math.erf", numpy="scipy.special.erf",
+         jax="jax.scipy.special.erf", torch="torch.special.erf", array_api=None),
+    Rule(("math.erfc",), sympy.erfc, math="math.erfc", numpy="scipy.special.erfc",
+         jax="jax.scipy.special.erfc", torch="torch.special.erfc", array_api=None),
+    # --- scipy.special (when SciPy is installed): printed as SciPy's own, on both backends ------
+    Rule(("scipy.special.erf",), sympy.erf, math="scipy.special.erf", numpy="scipy.special.erf",
+         jax="jax.scipy.special.erf", torch="torch.special.erf", array_api=None),
+    Rule(("scipy.special.erfc",), sympy.erfc, math="scipy.special.erfc",
+         numpy="scipy.special.erfc",
+         jax="jax.scipy.special.erfc", torch="torch.special.erfc", array_api=None),
+    Rule(("scipy.special.expit",), Expit, math="scipy.special.expit",
+         numpy="scipy.special.expit",
+         jax="jax.scipy.special.expit", torch="torch.special.expit", array_api=None),
+    Rule(("scipy.special.logit",), Logit, math="scipy.special.logit", numpy="scipy.special.logit",
+         jax="jax.scipy.special.logit", torch="torch.special.logit", array_api=None,
+         domain="probability"),
+    Rule(("scipy.special.xlogy",), XLogY, math="scipy.special.xlogy", numpy="scipy.special.xlogy",
+         jax="jax.scipy.special.xlogy", torch="torch.special.xlogy", array_api=None,
+         domain="positive", nargs=(2,)),
+    Rule(("scipy.special.gammaln",), GammaLn, math="scipy.special.gammaln",
+         numpy="scipy.special.gammaln",
+         jax="jax.scipy.special.gammaln", torch="torch.special.gammaln", array_api=None,
+         domain="positive"),
+    Rule(("scipy.special.digamma", "scipy.special.psi"), Digamma, math="scipy.special.digamma",
+         numpy="scipy.special.digamma",
+         jax="jax.scipy.special.digamma", torch="torch.special.digamma", array_api=None,
+         domain="positive"),
     # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
     Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
@@ -661,8 +727,11 @@ RULES = (
          derivative=ZERO),
     # --- output only: appear in derivatives, never called by name ----------------------------
     Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
-    Rule((), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
+    Rule(("numpy.sign",), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
     Rule((), StopGradient, derivative=ZERO),
+    Rule((), Polygamma, math="scipy.special.polygamma", numpy="scipy.special.polygamma",
+         jax="jax.scipy.special.polygamma", torch="torch.special.polygamma", array_api=None,
+         nargs=(2,)),
 )
 
 STOP_GRADIENT_SPELLINGS = frozenset(
@@ -679,17 +748,41 @@ def _resolve(dotted):
     return getattr(owner, attr, None)
 
 
+LAZY_MODULES = ("scipy.",)
+"""Spellings under these modules are looked up only once the module is imported (by the user's
+code: a function can only call ``scipy.special.erf`` if something imported it), so a build never
+pays for importing SciPy itself."""
+
+
 def _by_callable():
-    table = {}
+    table, pending = {}, []
     for rule in RULES:
         for dotted in rule.python:
+            if dotted.startswith(LAZY_MODULES):
+                pending.append((dotted, rule))
+                continue
             obj = _resolve(dotted)
             if obj is not None:
                 table[id(obj)] = (obj, rule)
-    return table
+    return table, pending
 
 
-_CALLABLES = _by_callable()
+_CALLABLES, _PENDING = _by_callable()
+
+
+def resolve_pending(pending, table):
+    """Move each ``(dotted, row)`` of the list ``pending`` whose module is imported now into
+    ``table`` (``id(obj)`` → ``(obj, row)``); True if any was."""
+    found = False
+    for item in list(pending):
+        dotted, rule = item
+        if dotted.rpartition(".")[0] in sys.modules:
+            pending.remove(item)
+            obj = _resolve(dotted)
+            if obj is not None:
+                table[id(obj)] = (obj, rule)
+                found = True
+    return found
 _BY_CLASS = {}
 for _rule in RULES:
     if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
@@ -699,6 +792,8 @@ for _rule in RULES:
 def rule_for_callable(obj):
     """The ``Rule`` whose Python spelling is the object ``obj`` (any alias), or None."""
     found = _CALLABLES.get(id(obj))
+    if found is None and _PENDING and resolve_pending(_PENDING, _CALLABLES):
+        found = _CALLABLES.get(id(obj))
     return found[1] if found is not None and found[0] is obj else None
 
 

@@ -37,10 +37,11 @@ COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 def _functions():
-    """(spelling, domain, arities) for every RULES row callable from source (not numpy)."""
+    """(spelling, domain, arities) for every RULES row callable from source (not numpy, not
+    scipy: the generated module imports math only)."""
     table = []
     for rule in RULES:
-        spellings = [s for s in rule.python if not s.startswith("numpy.")]
+        spellings = [s for s in rule.python if not s.startswith(("numpy.", "scipy."))]
         if spellings:
             table.append((tuple(spellings), rule.domain, tuple(rule.nargs)))
     return tuple(table)
@@ -200,7 +201,10 @@ def expr(c, sc, size):
         return ("bin", op, expr(c, sc, size // 2), expr(c, sc, size - size // 2 - 1))
     if kind == "pow":
         base = expr(c, sc, size - 1)
-        r = c.integer(0, 5)
+        r = c.integer(0, 6)
+        if r == 6:  # a constant base, often negative (math.cos(2), -0.5): complex in Python to a
+            k = call(c, sc, 2, constant=True) if c.chance(0.6) else ("num", c.choice((-0.5, -4)))
+            return ("bin", "**", k, c.choice((("num", 0.3), expr(c, sc, 2))))  # fractional power
         if r <= 2:
             return ("bin", "**", base, ("num", c.choice((2, 3, -1, 0, 2.0, -2))))
         if r == 3:

@@ -40,6 +40,12 @@ class PrimalError(Exception):
     """The primal raises at this point (or computes a complex number, or a huge int)."""
 
 
+class ComplexValue(Exception):
+    """The returned value was computed from a power Python computes as a complex number (a
+    negative base to a fractional power, or a negative constant base to a varying exponent):
+    outside symgrad's real values, refused or raising (docs/conventions.md, "Complex powers")."""
+
+
 @dataclass(frozen=True)
 class Value:
     """``f``: the Python number the primal computes; ``m``: its mpmath value; ``varies``: False
@@ -48,10 +54,13 @@ class Value:
     f: object
     m: object
     varies: bool
+    complex: bool = False  # computed from a complex power (its m is None)
 
 
-def _checked(f, m, varies):
-    if isinstance(f, complex) or isinstance(f, bool) or not isinstance(f, (int, float)):
+def _checked(f, m, varies, complex_=False):
+    if complex_ or isinstance(f, complex):
+        return Value(f, None, varies, True)
+    if isinstance(f, bool) or not isinstance(f, (int, float)):
         raise PrimalError(f"the primal computes {f!r}")
     if isinstance(f, float) and not math.isfinite(f):
         raise PrimalError(f"the primal computes {f!r}")
@@ -87,6 +96,8 @@ BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a 
 def _binary(op, a, b):
     f = _python(BINARY[op], a.f, b.f)
     varies = a.varies or b.varies
+    if a.complex or b.complex or (op == "**" and not a.varies and a.f < 0 and b.varies):
+        return _checked(f, None, varies, True)  # (-4) ** y: real at whole y, no derivative
     if not varies:
         return _checked(f, None, False)
     if op in "+-*":
@@ -175,7 +186,7 @@ class Run:
             return _binary(e[1], self.expr(e[2], env), self.expr(e[3], env))
         if tag == "neg":
             a = self.expr(e[1], env)
-            return _checked(-a.f, -a.m, a.varies)
+            return _checked(-a.f, None if a.complex else -a.m, a.varies, a.complex)
         if tag == "sg":
             a = self.expr(e[1], env)
             if self.frozen is None:
@@ -184,7 +195,7 @@ class Run:
             else:
                 m = self.frozen[len(self.stopped)]
                 self.stopped.append(m)
-            return Value(a.f, m, False)
+            return Value(a.f, m, False, a.complex)
         if tag == "ifexp":
             return self.expr(e[2] if self.cond(e[1], env) else e[3], env)
         if tag == "call":
@@ -200,6 +211,9 @@ class Run:
         function = getattr(math, name) if module else getattr(builtins, name)
         f = _python(function, *[a.f for a in args])
         varies = any(a.varies for a in args)
+        if any(a.complex for a in args) or (name == "pow" and not args[0].varies
+                                            and args[0].f < 0 and args[1].varies):
+            return _checked(f, None, varies, True)  # abs(complex) is a float
         if not varies:
             return _checked(f, None, False)
         if name in ("max", "min"):
@@ -295,6 +309,7 @@ def reference(prog, point):
 
     Raises:
         PrimalError: the primal raises (or returns no real number) at ``point``.
+        ComplexValue: the value is computed from a complex power (outside the real values).
         Skip: the point is within KINK of a kink or SINGULAR of a singularity.
     """
     params = prog[1]
@@ -302,6 +317,8 @@ def reference(prog, point):
         base = {n: (v, mpmath.mpf(v)) for n, v in zip(params, point)}
         run = Run(prog)
         value = run.program(base)
+        if value.complex:
+            raise ComplexValue(f"the value {value.f!r} is computed from a complex power")
         grads = []
         for name in params:
             sides = []

@@ -59,3 +59,36 @@ def test_random_array_programs_against_central_differences(body, seed):
             error = directional(module.f, gf, X, v, rng)
         assert error < 1e-5, (body, gf.source)
     assert len(gf.specialisations.by_pattern) == 1
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs, st.integers(0, 2 ** 32 - 1))
+def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, seed):
+    """The generated code updates buffers in place (array_buffers): it never writes into an
+    argument (the same array passed twice included), never returns an argument's memory, the
+    value is the primal's, and a second call gives the same numbers."""
+    module = load_module(DIRECTORY, f"import numpy as np\n\n\ndef f(X, v):\n    return {body}\n",
+                         "array_prop_vg")
+    vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
+    rng = np.random.default_rng(seed)
+    X, v = rng.uniform(-1.0, 1.0, (5, 4)), rng.uniform(-1.0, 1.0, 4)
+    X0, v0 = X.copy(), v.copy()
+    with np.errstate(all="ignore"):
+        value, (gX, gv) = vg(X, v)
+        again, (gX2, gv2) = vg(X, v)
+        primal = module.f(X0, v0)
+    assert np.array_equal(X, X0) and np.array_equal(v, v0), (body, vg.source)
+    # np.mean's value is printed as sum * (1 / size): a rounding from NumPy's, so not `==` here
+    # (tests/test_array_buffers.py holds the workloads' values to the primal's floats exactly)
+    assert np.isclose(value, primal, rtol=1e-12, atol=0.0, equal_nan=True), (body, vg.source)
+    assert again == value or np.isnan(value)
+    assert np.array_equal(gX, gX2, equal_nan=True) and np.array_equal(gv, gv2, equal_nan=True)
+    for g in (gX, gv):
+        assert not np.shares_memory(g, X) and not np.shares_memory(g, v)
+    assert not np.shares_memory(gX, gv)
+    square = rng.uniform(-1.0, 1.0, (4, 4))  # one array for both parameters: v is a row of X
+    row = square[1]
+    kept = square.copy()
+    with np.errstate(all="ignore"):
+        vg(square, row)
+    assert np.array_equal(square, kept), (body, vg.source)

@@ -407,21 +407,16 @@ def test_bad_check_options_are_usage_errors(capsys, argv, expected):
     assert expected in capsys.readouterr().err
 
 
-def test_check_of_the_black_scholes_greeks(tmp_path, capsys):
-    import inspect
-
-    import test_check  # the functions of tests/test_check.py, written to a file of their own
-    path = tmp_path / "bs.py"
-    names = ("black_scholes_call", "black_scholes_greeks", "black_scholes_greeks_wrong_vega")
-    path.write_text("import math\n\n\n" + "\n\n".join(
-        inspect.getsource(getattr(test_check, name)) for name in names))
-    assert cli.main(["check", f"{path}:black_scholes_call", f"{path}:black_scholes_greeks"]) == 0
+def test_check_of_the_black_scholes_greeks(capsys):
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
+                        "check_black_scholes.py")
+    assert cli.main(["check", f"{path}:call", f"{path}:greeks"]) == 0
     assert capsys.readouterr().out.startswith("check_grad: equal, basis numeric")
-    assert cli.main(["check", f"{path}:black_scholes_call",
-                     f"{path}:black_scholes_greeks_wrong_vega"]) == 1
+    assert cli.main(["check", f"{path}:call", f"{path}:greeks_wrong_vega"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("check_grad: different, basis numeric")
-    assert "  dblack_scholes_call_dsigma differs: " in out and out.count("differs") == 1
+    assert "  dcall_dsigma differs: " in out and out.count("differs") == 1
 
 
 def test_check_accepts_a_decorated_gradient_as_df(tmp_path, capsys):

@@ -89,6 +89,9 @@ def _features(prog):
                     found.add("tie")
         elif tag == "bin":
             found.add(node[1])
+            if node[1] == "**" and node[2][0] in ("num", "call") and all(
+                    a[0] == "num" for a in ([node[2]] if node[2][0] == "num" else node[2][2])):
+                found.add("power of a constant")  # math.cos(2) ** t: complex in Python
             if node[3][0] == "num" or node[2][0] == "num":
                 found.add("offset")
         elif tag == "neg" and node[1][0] == "bin" and node[1][1] in "+-":
@@ -118,7 +121,8 @@ def test_the_grammar_reaches_every_construct():
     wanted = {"int", "float", "offset", "negated sum", "tie", "comparison", "chain",
               "comparison with offset", "truth of a variable", "elif", "early return",
               "undefined tail", "ifexp", "and", "or", "not", "for", "aug +", "aug *", "unpack",
-              "hcall", "sg", "%", "//", "**", "pow", "round", "math.floor", "math.ceil"}
+              "hcall", "sg", "%", "//", "**", "pow", "round", "math.floor", "math.ceil",
+              "power of a constant"}
     wanted |= {("arity", n) for n in range(2, 9)}
     for spellings, _, _ in program_gen.FUNCTIONS:
         wanted.add(spellings[0] if spellings[0] in seen else spellings[-1])

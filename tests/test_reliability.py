@@ -23,10 +23,11 @@ def _module(tmp_path, body):
 
 
 def _one_argument_rows():
-    """(dotted, rule) for the first spelling of every one-argument row (math or builtin)."""
+    """(dotted, rule) for the first spelling of every one-argument row (math or builtin: the
+    module written imports math only)."""
     rows = []
     for rule in rules.RULES:
-        spellings = [d for d in rule.python if not d.startswith("numpy.")]
+        spellings = [d for d in rule.python if not d.startswith(("numpy.", "scipy."))]
         if spellings and 1 in rule.nargs and _resolve(spellings[0]) is not None:
             rows.append(pytest.param(spellings[0], rule, id=spellings[0]))
     return rows
@@ -519,3 +520,130 @@ def test_undefined_constant_operand_of_a_comparison(tmp_path, strategy):
     assert g(0.4, 1.2) == (0.0, 1.0)
     with pytest.raises(ZeroDivisionError):  # math.log(1, 1) is 0.0 / 0.0
         g(4.0, 1.2)
+
+
+# --- complex powers: a negative constant base (docs/conventions.md, "Complex powers") --------
+COMPLEX_POWERS = [  # (the line computing the power, its text in the message)
+    ("math.cos(2) ** t", "(-0.4161468365471424) ** t"),
+    ("(-0.5) ** t", "(-0.5) ** t"),
+    ("(-4) ** t", "(-4) ** t"),
+    ("pow(-2, t)", "(-2) ** t"),
+    ("math.pow(-2.0, t)", "(-2) ** t"),
+    ("math.log10(0.5) ** t", "(-0.3010299956639812) ** t"),
+    ("abs((-0.5) ** t)", "(-0.5) ** t"),
+    ("x * (-1.5) ** (t + 1)", "(-1.5) ** t + 1"),
+    ("x + stop_gradient((-2.0) ** t)", "(-2) ** t"),
+    ("math.log10(0.5) ** 0.3 * t", "(-0.3010299956639812) ** 0.3"),
+    ("pow(-8, 1 / 3) * x", "(-8) ** 0.3333333333333333"),
+    ("math.sin(math.cos(2) ** t)", "(-0.4161468365471424) ** t"),
+]
+
+
+@pytest.mark.parametrize("backend", ("math", "numpy"))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("line, power", COMPLEX_POWERS)
+def test_complex_power_used_on_every_call_is_refused(tmp_path, line, power, strategy, backend):
+    """Python's ``**`` of a negative number to a fractional power is a complex number (the primal
+    returns it, or its abs): a gradient of it is no float, so the build refuses, at the power."""
+    f = _module(tmp_path, "from symgrad import stop_gradient\n\n\ndef f(x, t):\n"
+                          f"    u = {line}\n    return u + x\n").f
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(f, strategy=strategy, backend=backend)
+    assert caught.value.lineno == 8 and caught.value.text.strip() == f"u = {line}"
+    assert caught.value.what.startswith(f"`{power}` is a complex number in Python (a negative "
+                                        "base to a ")
+    assert caught.value.what.endswith("and symgrad differentiates real values only")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_complex_power_through_names_and_helpers_is_refused_at_its_line(tmp_path, strategy):
+    f = _module(tmp_path, "def h0(a):\n    return math.log10(0.5)\n\n\n"
+                          "def power(b, e):\n    return b ** e\n\n\n"
+                          "def f(y, t):\n    a = math.cos(2)\n"
+                          "    return power(h0(t), y) + a ** t\n").f
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`\(-0.3010299956639812\) \*\* "
+                       r"y` is a complex number in Python \(a negative base to a varying "
+                       r"power") as caught:
+        symgrad.grad(f, strategy=strategy)
+    assert caught.value.lineno == 9  # the first in the line: b ** e in the helper
+    g = _module(tmp_path, "def power(b, e):\n    return b ** e\n\n\n"
+                          "def f(y, t):\n    return power(math.cos(2), y) * t\n").f
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=r"^`\(-0.4161468365471424\) \*\* y"
+                       r"` is a complex number in Python \(a negative base to a varying power: "
+                       r"complex wherever the exponent is not whole, with no real derivative\)"
+                       ) as caught:
+        symgrad.grad(g, strategy=strategy)
+    assert caught.value.lineno == 5 and caught.value.text.strip() == "return b ** e"
+
+
+DEAD_COMPLEX = [
+    "u = h0(y) ** 0.3",  # fuzz seed 9001: refused as "undefined for every input"
+    "u = (-4) ** y",
+    "u = math.cos(2) ** t",
+    "u = abs(0.5 ** math.atanh(0.5) * (-0.5) ** t)",
+    "u = pow(h0(t), t)\n    u = y * t",  # rebound: the complex value is dead
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("line", DEAD_COMPLEX)
+def test_dead_complex_power_is_no_refusal(tmp_path, line, strategy):
+    """A complex value nobody uses: the primal runs (Python does not raise on it), so does the
+    gradient, with the value of the rest."""
+    f = _module(tmp_path, "def h0(a):\n    return math.log10(0.5)\n\n\n"
+                          f"def f(y, t):\n    {line}\n    return y * t + 2.0 * y\n").f
+    assert symgrad.grad(f, strategy=strategy)(1.5, -0.25) == (1.75, 1.5)
+    assert symgrad.value_and_grad(f, strategy=strategy)(1.5, -0.25) == (f(1.5, -0.25),
+                                                                         (1.75, 1.5))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("form", [
+    "if x > 0:\n        return (-4) ** y\n    return x * y",
+    "return (-4) ** y if x > 0 else x * y",
+    "if x > 0:\n        return math.cos(2) ** y + x\n    return x * y",
+    "v = x * y\n    if x > 0:\n        v = abs(math.log10(0.5) ** 0.3)\n    return v",
+    "u = (-4) ** y\n    v = u + x\n    return v if x > 0 else x * y",  # computed always, used not
+])
+def test_complex_power_on_a_path_that_may_not_run_raises_there(tmp_path, form, strategy):
+    """Not refused (the primal returns a number where x <= 0); the gradient raises ValueError
+    where the primal computes the complex power (numpy: nan), and is right elsewhere."""
+    f = _module(tmp_path, f"def f(x, y):\n    {form}\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert g(-1.0, 0.5) == (0.5, -1.0)
+    with pytest.raises(ValueError, match="math domain error"):
+        g(1.0, 0.5)
+    numpy_g = symgrad.grad(f, strategy=strategy, backend="numpy")
+    assert [float(d) for d in numpy_g(-1.0, 0.5)] == [0.5, -1.0]
+    assert all(math.isnan(d) for d in numpy_g(1.0, 0.5))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_negative_constant_to_a_whole_constant_power_is_real(tmp_path, strategy):
+    f = _module(tmp_path, "def f(x):\n    return x * (-8.0) ** 2.0 + (-2) ** 3 * x + "
+                          "(-2.0) ** -1 * x + x ** 3\n").f
+    assert symgrad.grad(f, strategy=strategy)(2.0) == 64.0 - 8.0 - 0.5 + 12.0
+
+
+ABS_OF_POWERS = [  # abs of a power whose exponent SymPy cannot prove real (re/im in Abs)
+    ("abs(0.5 ** math.atanh(x))", lambda x: 0.5 ** mpmath.atanh(x)),
+    ("abs(2.0 ** math.acos(x)) - x", lambda x: 2 ** mpmath.acos(x) - x),
+    ("abs(1.5 ** math.log(x + 1.0))", lambda x: mpmath.mpf(1.5) ** mpmath.log(x + 1)),
+    ("abs(math.sqrt(x + 1.0) ** math.asin(x))", lambda x: mpmath.sqrt(x + 1) ** mpmath.asin(x)),
+    ("abs(-(0.25 ** math.atanh(x)))", lambda x: mpmath.mpf(0.25) ** mpmath.atanh(x)),
+    ("abs(math.exp(math.atanh(x)) - 3.0)", lambda x: 3 - mpmath.exp(mpmath.atanh(x))),
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("body, reference", ABS_OF_POWERS)
+def test_abs_of_a_power_with_an_exponent_sympy_cannot_prove_real(tmp_path, body, reference,
+                                                                   strategy):
+    """SymPy's ``Abs(0.5**atanh(x))`` is ``0.5**re(atanh(x))`` ("symgrad does not know the
+    derivative of re"): every value of the primal is real, so ``re(z)`` is ``z``."""
+    f = _module(tmp_path, f"def f(x):\n    return {body}\n").f
+    g = symgrad.grad(f, strategy=strategy)
+    assert "re(" not in g.source and "im(" not in g.source
+    for x in (0.3, -0.45):
+        expected = _central_difference(reference, (x,), 0)
+        assert g(x) == pytest.approx(float(expected), rel=1e-12)

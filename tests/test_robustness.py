@@ -96,9 +96,13 @@ def test_a_400_step_loop_builds_and_is_right():
     assert gf(x, w) == pytest.approx(dh, rel=1e-12)
 
 
-def test_a_function_without_a_numpy_spelling_says_so():
-    with pytest.raises(symgrad.OptionError, match="use backend=\"math\""):
-        symgrad.grad(erfc_times, backend="numpy")
+def test_erfc_for_backend_numpy_is_scipys():
+    pytest.importorskip("scipy.special")  # without SciPy: an OptionError naming it (test_array_rows)
+    g = symgrad.grad(erfc_times, backend="numpy")
+    assert "scipy.special.erfc(x)" in g.source
+    # d/dx erfc(x) x = erfc(x) - 2 x exp(-x^2) / sqrt(pi)
+    expected = math.erfc(0.3) - 0.6 * math.exp(-0.09) / math.sqrt(math.pi)
+    assert float(g(0.3)) == pytest.approx(expected, rel=1e-14)
 
 
 def test_stop_gradients_none_means_none():

@@ -25,6 +25,7 @@ DOMAIN_VALUES = {
     "positive": (0.7, 2.3, 1.6, 0.35, 2.9, 0.55, 1.25, 3.4),
     "unit": (0.3, -0.6, 0.75, -0.2, 0.45, -0.85, 0.1, -0.35),
     ">1": (1.3, 2.2, 3.7, 1.05, 2.8, 1.6, 4.1, 1.9),
+    "probability": (0.3, 0.6, 0.75, 0.2, 0.45, 0.85, 0.1, 0.35),
 }
 SAMPLES = 3
 STRATEGIES = ("symbolic", "reverse")
@@ -36,6 +37,8 @@ MPMATH_ALIASES = {
     "max": builtins.max, "maximum": builtins.max, "fmax": builtins.max,
     "min": builtins.min, "minimum": builtins.min, "fmin": builtins.min,
     "square": lambda v: v * v, "log2": lambda v: mpmath.log(v, 2), "round": mpmath.nint,
+    "expit": lambda v: 1 / (1 + mpmath.exp(-v)), "logit": lambda p: mpmath.log(p / (1 - p)),
+    "xlogy": lambda x, y: x * mpmath.log(y), "gammaln": mpmath.loggamma, "psi": mpmath.digamma,
 }
 
 

@@ -44,15 +44,6 @@ WALL, K_OUTER, K_INNER, REST = 4.0, 4.0, 2.0, 0.25
 TARGET = 1.0
 
 
-@symgrad.grad
-def call(S, K, T, r, sigma):
-    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
-    d2 = d1 - sigma * math.sqrt(T)
-    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
-    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
-    return S * n1 - K * math.exp(-r * T) * n2
-
-
 @symgrad.grad(wrt=("w", "b"))
 def loss(w, b, x, y):
     return math.log(1 + math.exp(-y * (w * x + b)))
@@ -81,15 +72,26 @@ def quantised_loss(x, w):
     return (w * q - TARGET) ** 2
 '''
 
+def segment(path, name):
+    """The source of the function ``name`` defined in the file ``path``."""
+    with open(path) as handle:
+        text = handle.read()
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)
+                and n.name == name)
+    return ast.get_source_segment(text, node) + "\n"
+
+
+def five_text():
+    """The five functions: Black-Scholes ``call`` is the one of examples/check_black_scholes.py."""
+    call = segment(os.path.join(ROOT, "examples", "check_black_scholes.py"), "call")
+    return FIVE + "\n\n@symgrad.grad\n" + call
+
+
 def w4_text():
     """W4 of workloads.py (``wide``: 100 parameters, sum_i exp(-(a_i - a_(i+1))**2) written out
     straight-line), decorated."""
-    with open(os.path.join(HERE, "workloads.py")) as handle:
-        text = handle.read()
-    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)
-                and n.name == "wide")
-    return "\n\nfrom math import exp\n\n\n@symgrad.grad\n" + ast.get_source_segment(
-        text, node) + "\n"
+    return "\n\nfrom math import exp\n\n\n@symgrad.grad\n" + segment(
+        os.path.join(HERE, "workloads.py"), "wide")
 
 
 def _run(command, env, cwd):
@@ -138,9 +140,9 @@ def main(argv=None):
     cache = os.path.join(folder, "cache")
     try:
         with open(os.path.join(folder, "startup_module.py"), "w") as handle:
-            handle.write(FIVE)
+            handle.write(five_text())
         with open(os.path.join(folder, "startup_module_w4.py"), "w") as handle:
-            handle.write(FIVE + w4_text())
+            handle.write(five_text() + w4_text())
 
         def env(root, cache_dir):
             # bytecode goes to a folder of its own (the checkouts are left untouched), written by

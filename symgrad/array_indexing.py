@@ -1,0 +1,291 @@
+"""Indexing and building arrays: subscripts (``x[1:]``, ``x[:, None]``, a gather ``E[INDEX]``
+through a constant int array, whose adjoint is a scatter-add), and the constructors of arrays
+(``np.array`` of numbers, ``np.arange``, ``np.eye``, the index arrays ``np.triu_indices`` and
+``np.tril_indices``), rows like those of ``array_ops``.
+"""
+import ast
+
+import numpy as np
+import sympy
+
+from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
+from .array_ops import BROADCAST_TO
+
+
+# --- indexing -------------------------------------------------------------------------------
+def index(x, spec):
+    """``x[spec]``: ``spec`` a tuple of entries ``("int", k)``, ``("slice", start, stop, step)``
+    or ``("array", name, shape, values)``; ``x`` itself for an empty spec."""
+    return INDEX.make(x, params=tuple(spec)) if spec else x
+
+
+def slice_length(d, start, stop, step):
+    """len(range(d)[start:stop:step]) for a dimension ``d``, clamped as Python clamps (``x[2:5]``
+    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them."""
+    step = 1 if step is None else step
+    if d.is_Integer:
+        return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
+    if step > 0:
+        def at(v, default):
+            if v is None:
+                return default
+            return sympy.Min(v, d) if v >= 0 else sympy.Max(d + v, 0)
+        return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0)) / step))
+
+    def back(v, default):
+        if v is None:
+            return default
+        return sympy.Min(v, d - 1) if v >= 0 else sympy.Max(d + v, -1)
+    return sympy.Max(0, sympy.ceiling((back(start, d - 1) - back(stop, sympy.Integer(-1)))
+                                      / (-step)))
+
+
+def _advanced(spec):
+    """The positions of NumPy's advanced indices in ``spec``: the index arrays, and the ints with
+    them (an int beside an index array is broadcast with it); none without an index array."""
+    if not any(item[0] == "array" for item in spec):
+        return []
+    return [k for k, item in enumerate(spec) if item[0] in ("array", "int", "at")]
+
+
+def _index_shape(node, shapes, _):
+    """NumPy's rule: an int (or a call-time index ``("at", i)``) drops its axis, a slice keeps it
+    shortened; the index arrays (all of one shape) put their shape where they stand when they are
+    next to each other, else first."""
+    shape, spec = list(shapes[0]), node.params
+    advanced = _advanced(spec)
+    together = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+    indexed = next((tuple(sympy.sympify(k) for k in item[2]) for item in spec
+                    if item[0] == "array"), ())
+    out = []
+    for axis, item in enumerate(spec):
+        if item[0] == "slice":
+            out.append(slice_length(shape[axis], *item[1:]))
+        elif axis in advanced and axis == advanced[0] and together:
+            out.extend(indexed)
+    if not together:
+        out = list(indexed) + out
+    return tuple(out) + tuple(shape[len(spec):])
+
+
+def _index_vjp(node, g, i, ctx):
+    return INDEX_ADJOINT.make(g, params=(tuple(ctx.shape(node.inputs[0])), (node.params,)))
+
+
+def index_item_ast(item, call=False):
+    """One entry of an index spec as the ``ast`` of a subscript item (``call``: as an argument,
+    where a slice is written ``slice(a, b, c)``)."""
+    kind = item[0]
+    if kind == "int":
+        return ast.Constant(item[1]) if item[1] >= 0 else ast.UnaryOp(ast.USub(),
+                                                                     ast.Constant(-item[1]))
+    if kind == "at":
+        return ast.Name(item[1].name, ast.Load())
+    if kind == "slice":
+        def bound(v):
+            if v is None:
+                return ast.Constant(None) if call else None
+            if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
+                return int_ast(v)
+            return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+        if call:
+            bounds = list(item[1:])
+            while len(bounds) > 1 and bounds[-1] is None:
+                bounds.pop()
+            return ast.Call(ast.Name("slice", ast.Load()), [bound(v) for v in bounds], [])
+        return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
+    if isinstance(item[1], sympy.Symbol):  # an index array computed by the code
+        return ast.Name(item[1].name, ast.Load())
+    if item[1] is not None:
+        return ast.Name(item[1], ast.Load())
+    return ast.parse(repr(list(item[3]))).body[0].value
+
+
+def spec_ast(spec, call=False):
+    items = [index_item_ast(item, call) for item in spec]
+    return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+
+
+def _index_print(printer, node):
+    return ast.Subscript(printer.node(node.inputs[0]), spec_ast(node.params), ast.Load())
+
+
+def _index_adjoint_shape(node, shapes, _):
+    return node.params[0]
+
+
+def _index_adjoint_print(printer, node):
+    """A marker ``emit`` expands into ``z = np.zeros(shape)`` and one ``z[index] += g`` per piece
+    (``np.add.at`` with an index array, so repeated indices accumulate) before the line using it."""
+    marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
+    marker.symgrad_statements = lambda target: index_adjoint_statements(printer, target, node)
+    return marker
+
+
+def index_adjoint_statements(printer, target, node):
+    """The statements computing an index adjoint node into the name ``target``."""
+    shape, specs = node.params
+    body = [ast.Assign([ast.Name(target, ast.Store())], _call(printer, "np.zeros",
+                                                             [dims_ast(shape)]), lineno=None)]
+    for g, spec in zip(node.inputs, specs):
+        value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
+        if any(item[0] == "array" for item in spec):
+            body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
+                                          [ast.Name(target, ast.Load()), spec_ast(spec, True),
+                                           value],
+                                          [])))
+        else:
+            body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
+                                                    ast.Store()), ast.Add(), value))
+    return body
+
+
+def _unstretched(g):
+    if isinstance(g, BROADCAST_TO.node):
+        return g.inputs[0]
+    if g.is_Mul:
+        return sympy.Mul(*[_unstretched(f) for f in g.args])
+    return g
+
+
+def merge_index_adjoints(parts):
+    """Several index adjoints into one array of the same shape: one buffer, one ``+=`` each."""
+    shape = parts[0].params[0]
+    inputs, specs = [], []
+    for p in parts:
+        inputs.extend(p.inputs)
+        specs.extend(p.params[1])
+    return INDEX_ADJOINT.make(*inputs, params=(shape, tuple(specs)))
+
+
+# --- constructors -----------------------------------------------------------------------------
+def _array_of_shape(node, shapes, _):
+    return tuple(sympy.Integer(k) for k in node.params[0])
+
+
+def _array_of_vjp(node, g, i, ctx):
+    shape = node.params[0]
+    position, spec = i, []
+    for extent in reversed(shape):
+        spec.append(("int", position % extent))
+        position //= extent
+    return index(g, tuple(reversed(spec)))
+
+
+def _array_of_print(printer, node):
+    shape = node.params[0]
+    items = [printer.node(e) for e in node.inputs]
+
+    def nest(flat, dims):
+        if len(dims) == 1:
+            return ast.List(flat, ast.Load())
+        step = len(flat) // dims[0]
+        return ast.List([nest(flat[k * step:(k + 1) * step], dims[1:]) for k in range(dims[0])],
+                        ast.Load())
+    return _call(printer, "np.array", [nest(items, shape)])
+
+
+def _arange_shape(node, shapes, _):
+    start, stop, step = node.params
+    length = sympy.ceiling((stop - start) / step)
+    return (sympy.Integer(max(int(length), 0)) if length.is_Number else length,)
+
+
+def _arange_print(printer, node):
+    def number(v):
+        return int_ast(v) if v.is_integer else printer.node(v)
+    start, stop, step = node.params
+    args = [number(stop)] if start == 0 and step == 1 else [number(start), number(stop)] + (
+        [number(step)] if step != 1 else [])
+    return _call(printer, "np.arange", args)
+
+
+def _read_array(ctx, object, dtype=None):
+    return ctx.array_of(object)
+
+
+def _read_arange(ctx, start, stop=None, step=None, dtype=None):
+    values = (sympy.Integer(0), start, sympy.Integer(1)) if stop is None else (
+        start, stop, sympy.Integer(1) if step is None else step)
+    for v in values:
+        if not isinstance(v, sympy.Expr) or not (v.is_Number or v.is_integer) or ctx.shape(v):
+            ctx.fail("np.arange takes numbers or sizes known when the gradient is built",
+                     "pass ints, floats or sizes (len(x), x.shape[0])")
+    if values[2] == 0:
+        ctx.fail("np.arange with a step of 0", "use a nonzero step")
+    return ARANGE.make(params=tuple(values))
+
+
+def _read_eye(ctx, N, M=None, k=0, dtype=None):
+    rows = ctx.new_shape(N, None)[0]
+    columns = rows if M is None else ctx.new_shape(M, None)[0]
+    if k not in (0, sympy.Integer(0)):
+        ctx.fail("np.eye with an offset k is not supported", "build it from np.eye(n) and slices")
+    return EYE.make(params=(rows, columns))
+
+
+def _eye_print(printer, node):
+    rows, columns = node.params
+    args = [int_ast(rows)] + ([] if columns == rows else [int_ast(columns)])
+    return _call(printer, "np.eye", args)
+
+
+def _read_tri(upper):
+    """``np.triu_indices(n, k)`` / ``np.tril_indices(n, k)``: the two index arrays of a triangle.
+    A size known at build time gives constant arrays; a call-time size (``len(x)``) two arrays
+    the generated code computes, for ``k`` in 0, 1 (upper) or 0, -1 (lower)."""
+    spelling = "np.triu_indices" if upper else "np.tril_indices"
+
+    def read(ctx, n, k=0, m=None):
+        size = ctx.new_shape(n, None)[0]
+        columns = None if m is None else ctx.new_shape(m, None)[0]
+        offset = ctx.integer(k)
+        if size.is_Integer and (columns is None or columns.is_Integer):
+            made = (np.triu_indices if upper else np.tril_indices)(
+                int(size), offset, None if columns is None else int(columns))
+            return tuple(ctx.constant(a, name) for a, name in zip(made, ("rows", "columns")))
+        if columns is not None or offset not in ((0, 1) if upper else (0, -1)):
+            ctx.fail(f"{spelling} of a size known only when called takes k = "
+                     f"{'0 or 1' if upper else '0 or -1'} and no m",
+                     "give the size as an int, or use the diagonal offsets 0 and "
+                     f"{'1' if upper else '-1'}")
+        return tuple(ctx.bind(TRI_INDICES.make(params=(size, abs(offset), upper, which)), name)
+                     for which, name in enumerate(("rows", "columns")))
+    return read
+
+
+def _tri_shape(node, shapes, _):
+    size, offset, _upper, _which = node.params
+    return ((size - offset) * (size - offset + 1) / 2,)
+
+
+def _tri_print(printer, node):
+    size, offset, upper, which = node.params
+    args = [int_ast(size)] + ([ast.Constant(offset if upper else -offset)] if offset else [])
+    call = _call(printer, "np.triu_indices" if upper else "np.tril_indices", args)
+    return ast.Subscript(call, ast.Constant(which), ast.Load())
+
+
+# --- the rows ------------------------------------------------------------------------------------
+INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
+                  label="item")
+INDEX_ADJOINT = ArrayRule("index_adjoint", (), (), (), shape=_index_adjoint_shape,
+                          numpy=_index_adjoint_print, label="scattered")
+ARRAY_OF = ArrayRule("array", ("numpy.array", "numpy.asarray"), (),
+                     (("object", REQUIRED), ("dtype", None)), read=_read_array,
+                     shape=_array_of_shape, vjp=_array_of_vjp, numpy=_array_of_print,
+                     label="stacked")
+ARANGE = ArrayRule("arange", ("numpy.arange",), (), (("start", REQUIRED), ("stop", None),
+                                                    ("step", None), ("dtype", None)),
+                   read=_read_arange, shape=_arange_shape, vjp=None, numpy=_arange_print,
+                   label="steps")
+EYE = ArrayRule("eye", ("numpy.eye", "numpy.identity"), (), (("N", REQUIRED), ("M", None),
+                                                             ("k", 0), ("dtype", None)),
+                read=_read_eye, shape=lambda node, shapes, dims: tuple(node.params),
+                numpy=_eye_print, label="identity")
+TRI_INDICES = ArrayRule("tri_indices", (), (), (), shape=_tri_shape, numpy=_tri_print,
+                        label="rows", integer=True)
+TRIU_INDICES = ArrayRule("triu_indices", ("numpy.triu_indices",), (),
+                         (("n", REQUIRED), ("k", 0), ("m", None)), read=_read_tri(True))
+TRIL_INDICES = ArrayRule("tril_indices", ("numpy.tril_indices",), (),
+                         (("n", REQUIRED), ("k", 0), ("m", None)), read=_read_tri(False))

@@ -1,0 +1,168 @@
+"""Array gradients work in place (symgrad/array_buffers.py), and that never changes a number.
+
+The pass writes only into arrays the generated code allocated itself, dead from there on, of the
+result's own shape and float64. Held here: the arguments are never written (passed twice, or one
+array for two parameters, included), a second call gives the same numbers, no result shares memory
+with an argument, the value of ``value_and_grad`` is the primal's float exactly on A1-A8, and
+programs built so that a wrong reuse would show (a buffer still read later, read through a view,
+smaller than a broadcast result, float32 or int) give the gradients derived by hand.
+"""
+import ast
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import symgrad
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPEC = importlib.util.spec_from_file_location(
+    "array_workloads", os.path.join(HERE, "benchmarks", "array_workloads.py"))
+workloads = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(workloads)
+
+RNG = np.random.default_rng(20261202)
+C32 = np.array([0.1, 0.2, 0.3, 0.7], dtype=np.float32)
+
+
+def as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def written_names(source):
+    """Names the generated code writes into: ``a op= ...`` targets and ``out=`` arguments."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.AugAssign):
+            target = node.target
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            names.add(target.id)
+        elif isinstance(node, ast.Call):
+            names.update(k.value.id for k in node.keywords if k.arg == "out")
+    return names
+
+
+def assert_never_writes_arguments(gradient, f):
+    params = set(f.__code__.co_varnames[:f.__code__.co_argcount])
+    assert not written_names(gradient.source) & params, gradient.source
+
+
+@pytest.mark.parametrize("key", list(workloads.WORKLOADS))
+def test_workload_gradients_leave_their_arguments_alone(key):
+    workload = workloads.WORKLOADS[key]
+    gradient = symgrad.grad(workload.f, wrt=workload.wrt, shapes=workloads.SHAPES[key])
+    args = workloads.make_args(key, "small")
+    kept = [np.copy(a) for a in args]
+    first = as_tuple(gradient(*args))
+    second = as_tuple(gradient(*args))
+    for a, k in zip(args, kept):
+        assert np.array_equal(a, k)
+    for g, h in zip(first, second):
+        assert np.array_equal(g, h)
+        assert not any(np.shares_memory(g, a) for a in args if isinstance(a, np.ndarray))
+    assert workloads.max_rel_err(first, workload.hand(*args)) < 1e-12
+    assert_never_writes_arguments(gradient, workload.f)
+
+
+@pytest.mark.parametrize("key", list(workloads.WORKLOADS))
+def test_workload_values_are_the_primals_floats(key):
+    """The primal's lines are worked in place too, with the same operations in the same order:
+    the value is the very float the primal computes."""
+    workload = workloads.WORKLOADS[key]
+    both = symgrad.value_and_grad(workload.f, wrt=workload.wrt, shapes=workloads.SHAPES[key])
+    args = workloads.make_args(key, "small")
+    value, grads = both(*args)
+    assert value == workload.f(*args)
+    assert workloads.max_rel_err(as_tuple(grads), workload.hand(*args)) < 1e-12
+
+
+def test_the_workloads_are_worked_in_place():
+    """What the pass is for (A3, A6: the hand code's in-place steps), so a change that quietly
+    turns it off fails here."""
+    a3 = symgrad.grad(workloads.softmax_xent, wrt=("W",), shapes=workloads.SHAPES["A3"]).source
+    assert "Z -= _t0" in a3 and "np.exp(_t1, out=_t1)" in a3 and "_dZ -= Y" in a3
+    assert "Y.sum(axis=1, keepdims=True) / " in a3  # the 1 / total pulled out of the sum
+    a6 = symgrad.grad(workloads.mlp, wrt=("W1", "b1", "w2"), shapes=workloads.SHAPES["A6"]).source
+    assert "np.tanh(H, out=H)" in a6 and "np.subtract(1.0, _dproduct, out=_dproduct)" in a6
+    a2 = symgrad.grad(workloads.logistic, wrt=("w",), shapes=workloads.SHAPES["A2"]).source
+    assert "np.divide(y, _dproduct, out=_dproduct)" in a2  # y / (1 + exp(margin)): one buffer
+
+
+def later_reader(x):
+    a = np.exp(x)
+    b = np.sin(a)
+    return np.sum(b + a * a)
+
+
+def through_a_view(x):
+    a = np.exp(x)
+    b = a[::-1]
+    c = a * 2.0
+    return np.sum(c * b)
+
+
+def broadcast_larger(x, Y):
+    a = np.exp(x)
+    return np.sum(np.tanh(a[:, None] * Y))
+
+
+def float32_buffer(x):
+    a = C32 * 2.0
+    return np.sum((a + x) ** 2)
+
+
+def int_buffer(x):
+    k = np.arange(x.shape[0]) * 2
+    return np.sum((k + x) ** 2)
+
+
+def arguments(x, y):
+    return np.sum(np.tanh(x) * y + x * x)
+
+
+def test_a_buffer_read_later_is_not_reused():
+    x = RNG.uniform(-1.0, 1.0, 6)
+    g = symgrad.grad(later_reader, shapes={"x": ("n",)})
+    a = np.exp(x)
+    np.testing.assert_allclose(g(x), a * (np.cos(a) + 2.0 * a), rtol=1e-13)
+
+
+def test_a_buffer_read_through_a_view_is_not_reused():
+    x = RNG.uniform(-1.0, 1.0, 5)
+    g = symgrad.grad(through_a_view, shapes={"x": ("n",)})
+    a = np.exp(x)
+    np.testing.assert_allclose(g(x), 4.0 * a * a[::-1], rtol=1e-13)  # f = 2 sum a_i a_(n-1-i)
+
+
+def test_a_buffer_smaller_than_a_broadcast_result_is_not_reused():
+    x, Y = RNG.uniform(-1.0, 1.0, 4), RNG.uniform(-1.0, 1.0, (4, 3))
+    g = symgrad.grad(broadcast_larger, wrt=("x", "Y"), shapes={"x": ("n",), "Y": ("n", "m")})
+    a = np.exp(x)[:, None]
+    s = 1.0 - np.tanh(a * Y) ** 2
+    gx, gY = g(x, Y)
+    np.testing.assert_allclose(gx, (s * Y * a).sum(axis=1), rtol=1e-13)
+    np.testing.assert_allclose(gY, s * a, rtol=1e-13)
+
+
+def test_float32_and_int_arrays_are_never_buffers():
+    """``a += x`` into a float32 or int array would round to float32 (or raise): the gradient
+    is 2 (a + x) in float64, a float32 constant's values taken exactly."""
+    x = RNG.uniform(-1.0, 1.0, 4)
+    g = symgrad.grad(float32_buffer, shapes={"x": ("n",)})
+    np.testing.assert_allclose(g(x), 2.0 * ((C32 * 2.0).astype(float) + x), rtol=1e-15)
+    g = symgrad.grad(int_buffer, shapes={"x": ("n",)})
+    np.testing.assert_allclose(g(x), 2.0 * (2.0 * np.arange(4) + x), rtol=1e-15)
+
+
+def test_arguments_are_never_written_even_when_they_alias():
+    g = symgrad.grad(arguments, wrt=("x", "y"), shapes={"x": ("n",), "y": ("n",)})
+    x = RNG.uniform(-1.0, 1.0, 5)
+    kept = x.copy()
+    gx, gy = g(x, x)  # one array for both parameters
+    assert np.array_equal(x, kept)
+    np.testing.assert_allclose(gx, (1.0 - np.tanh(x) ** 2) * x + 2.0 * x, rtol=1e-13)
+    np.testing.assert_allclose(gy, np.tanh(x), rtol=1e-13)
+    assert not np.shares_memory(gx, gy)
+    assert_never_writes_arguments(g, arguments)
