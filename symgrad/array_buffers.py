@@ -24,11 +24,17 @@ was (the exceptions are said):
    is on the way (NumPy already reuses the temporaries of operators on large arrays itself), or a
    buffer is reused.
 
-The first ``+=`` into a fresh ``np.zeros`` buffer (an index adjoint) is printed as a store.
-Nothing here runs unless every parameter is converted to a float64 array first
-(``x = np.asarray(x, dtype=float)``): then every buffer is float64, and every operand met on the
-way is a bool, an integer or float64 (checked), so the in-place result has the dtype the plain
-expression has.
+The first ``+=`` into a fresh ``np.zeros`` (or ``np.zeros_like``) buffer (an index adjoint) is
+printed as a store. Nothing here runs unless every parameter is converted to a float64 array first
+(``x = np.asarray(x, dtype=float)``, or ``x.astype(float)`` for a Dask array): then every buffer is
+float64, and every operand met on the way is a bool, an integer or float64 (checked), so the
+in-place result has the dtype the plain expression has.
+
+Dask arrays (``array_emit.conversions`` keeps them) allow ``t *= u`` and ``np.exp(t, out=t)`` when
+``t`` is a Dask array, lazily, but not a NumPy buffer updated with a Dask operand, nor ``out=`` for
+a function that is not a ufunc. So a buffer is updated in place only with operands computed from
+parameters its own value is computed from (``sources``: if one of them is a Dask array, so is the
+buffer), and ``np.round`` in place is printed ``np.rint`` (the same values, a ufunc).
 """
 import ast
 import copy
@@ -40,6 +46,8 @@ from .shapes import ONE
 _REDUCTIONS = frozenset({"sum", "max", "min", "prod", "mean"})
 _ALLOCATING_CALLS = frozenset({"np.where", "np.zeros", "np.ones", "np.concatenate", "np.stack",
                                "np.clip", "np.round", "np.cumsum", "np.outer"})
+_NUMPY_CONSTRUCTORS = frozenset({"np.zeros", "np.ones", "np.full", "np.eye", "np.arange",
+                                 "np.array"})
 _COMMUTATIVE = (ast.Add, ast.Mult)
 _REFLECTED = {ast.Sub: "np.subtract", ast.Div: "np.divide", ast.Pow: "np.power"}
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -75,6 +83,15 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
 
 
 def _is_float_conversion(stmt):
+    """``x = np.asarray(x, dtype=float)``, or ``array_emit.conversions``' ``x =
+    np.asarray(x, dtype=float) if ... else x.astype(float)`` (float64 both ways)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.IfExp):
+        kept = stmt.value.orelse
+        if not (isinstance(kept, ast.Call) and isinstance(kept.func, ast.Attribute) and
+                kept.func.attr == "astype" and _dotted(kept.func.value) == stmt.targets[0].id and
+                len(kept.args) == 1 and _dotted(kept.args[0]) == "float"):
+            return False
+        stmt = ast.Assign(stmt.targets, stmt.value.body)
     if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
         return False
     call = stmt.value
@@ -207,7 +224,8 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _stores(body):
-    """The first ``z[i] += g`` right after ``z = np.zeros(shape)`` as ``z[i] = g``."""
+    """The first ``z[i] += g`` right after ``z = np.zeros(shape)`` (or ``np.zeros_like(p,
+    shape=...)``) as ``z[i] = g``."""
     out = []
     for stmt in body:
         previous = out[-1] if out else None
@@ -216,7 +234,7 @@ def _stores(body):
                 isinstance(stmt.target.value, ast.Name) and _plain(previous) and
                 previous.targets[0].id == stmt.target.value.id and
                 isinstance(previous.value, ast.Call) and
-                _dotted(previous.value.func) == "np.zeros" and
+                _dotted(previous.value.func) in ("np.zeros", "np.zeros_like") and
                 stmt.target.value.id not in _reads(stmt.value)):
             out.append(ast.Assign([stmt.target], stmt.value, lineno=None))
             continue
@@ -238,6 +256,7 @@ class _State:
         self.derivative, self.results = derivative, results
         self.buffer = {}  # name -> the set of buffers (names that allocated) it may share memory with
         self.fresh = set()  # names that allocated their buffer
+        self.sources = {name: {name} for name in floats}  # name -> the parameters it is computed from
 
     def run(self, body):
         body = list(body)
@@ -251,6 +270,7 @@ class _State:
                         for name in _reads(inner.value):
                             shared |= self.buffer.get(name, set())
                         self.buffer[inner.targets[0].id] = shared
+                        self.sources[inner.targets[0].id] = self.sources_of(inner.value)
                 out.append(stmt)
                 i += 1
                 continue
@@ -278,7 +298,23 @@ class _State:
         return out
 
     # facts about names and expressions
+    def sources_of(self, node):
+        """The parameters ``node`` is computed from (not through ``.shape``: a size is an int).
+        A constructor (``np.zeros(shape)``, ``np.full``) makes a NumPy array whatever its
+        arguments: none."""
+        if isinstance(node, ast.Call) and _dotted(node.func) in _NUMPY_CONSTRUCTORS:
+            return set()
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+            return set()
+        if isinstance(node, ast.Name):
+            return set(self.sources.get(node.id, ()))
+        found = set()
+        for child in ast.iter_child_nodes(node):
+            found |= self.sources_of(child)
+        return found
+
     def record(self, target, value):
+        self.sources[target] = self.sources_of(value)
         if self.is_float(value):
             self.floats.add(target)
         if self.is_low(value):
@@ -453,16 +489,18 @@ class _State:
 
     def valid(self, leaf, path):
         """Whether updating the leaf in place along ``path`` gives the same values and dtype:
-        the other operands are bool, integers or float64, a power is only applied in place
-        to its base, and after the first operation nothing reads the leaf's buffer."""
+        the other operands are bool, integers or float64, computed from the leaf's parameters
+        only (a Dask operand never meets a NumPy buffer), a power is only applied in place to its
+        base, and after the first operation nothing reads the leaf's buffer."""
         buffers = self.buffer.get(leaf.id, set()) if isinstance(leaf, ast.Name) else set()
+        sources = self.sources_of(leaf)
         for step, (node, k) in enumerate(path):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and k != 0:
                 return False
             for j, other in enumerate(self.operands(node)):
                 if j == k:
                     continue
-                if not self.is_low(other):
+                if not self.is_low(other) or not self.sources_of(other) <= sources:
                     return False
                 if step and any(self.buffer.get(n, set()) & buffers for n in _reads(other)):
                     return False
@@ -563,10 +601,10 @@ class _State:
                                                 [other, _name(target)], target)))
             elif isinstance(node, ast.UnaryOp):
                 lines.append(ast.Expr(_call("np.negative", [_name(target)], target)))
-            else:
+            else:  # np.round has no out= on Dask: np.rint is the same rounding, a ufunc
                 args = [_name(target) if j == k else a for j, a in enumerate(node.args)]
-                lines.append(ast.Expr(ast.Call(node.func, args, [ast.keyword("out",
-                                                                             _name(target))])))
+                func = _call("np.rint", []).func if _dotted(node.func) == "np.round" else node.func
+                lines.append(ast.Expr(ast.Call(func, args, [ast.keyword("out", _name(target))])))
         return lines
 
     def augmented(self, target, op, other, split):

@@ -1,9 +1,15 @@
 """The array parts of printing a derivative Program (``emit`` calls these for array programs).
 
+- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``, except a
+  *lazy array* (an array of another library that implements NumPy's dispatch protocols, such as a
+  Dask array), kept as it is (``X.astype(float)``), so every ``np.*`` call dispatches to its library
+  and a Dask gradient stays a graph computed chunk by chunk;
+- ``scalar_result_statements``: a scalar gradient as a ``float``, or as a 0-d lazy array;
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays, and a check of each other axis that must have that size;
+  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes, and a check of each other
+  axis that must have that size;
 - ``in_place``: the body rewritten to reuse dead buffers (``array_buffers``), with what the
   program knows of its names.
 """
@@ -11,6 +17,57 @@ import ast
 
 from .array_buffers import reuse_buffers
 from .program import fresh_name
+
+
+def _np(attribute):
+    return ast.Attribute(ast.Name("np", ast.Load()), attribute, ast.Load())
+
+
+def numpy_input_test(name):
+    """``isinstance(X, np.ndarray) or not hasattr(X, '__array_function__')``: whether the value of
+    ``name`` is something ``np.asarray`` should make a NumPy array of (a NumPy array or subclass, a
+    NumPy scalar, a float, a list), rather than a *lazy array*: an array of another library that
+    NumPy functions dispatch to (NEP 18's ``__array_function__``: Dask, CuPy), kept as it is."""
+    value = ast.Name(name, ast.Load())
+    numpy = ast.Call(ast.Name("isinstance", ast.Load()), [value, _np("ndarray")], [])
+    has = ast.Call(ast.Name("hasattr", ast.Load()), [value, ast.Constant("__array_function__")], [])
+    return ast.BoolOp(ast.Or(), [numpy, ast.UnaryOp(ast.Not(), has)])
+
+
+def conversions(names):
+    """``X = np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)`` for each name:
+    float64 values as the numpy gradient has always computed with (integers, lists, float32
+    converted), and a lazy array (a Dask array) kept lazy: its ``astype`` adds a task to the graph
+    (none when it is float64 already) and computes nothing."""
+    lines = []
+    for name in names:
+        converted = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
+                             [ast.keyword("dtype", ast.Name("float", ast.Load()))])
+        kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
+                        [ast.Name("float", ast.Load())], [])
+        lines.append(ast.Assign([ast.Name(name, ast.Store())],
+                                ast.IfExp(numpy_input_test(name), converted, kept), lineno=None))
+    return lines
+
+
+def scalar_result_statements(target, value):
+    """``target = value`` then ``float(target)`` unless it is a 0-d lazy array: a scalar gradient
+    is a ``float`` for NumPy inputs and stays a 0-d Dask array (computed with the rest of the graph,
+    ``dask.compute(*gradient)``) for Dask inputs, where ``float()`` would compute it at once."""
+    name = ast.Name(target, ast.Load())
+    return [ast.Assign([ast.Name(target, ast.Store())], value, lineno=None),
+            ast.If(numpy_input_test(target), [ast.Assign(
+                [ast.Name(target, ast.Store())], ast.Call(ast.Name("float", ast.Load()), [name], []),
+                lineno=None)], [])]
+
+
+def _statements(marker, target, names):
+    """A marker's statements into ``target``: ``marker.symgrad_statements(target)``, or
+    ``(target, names)`` when the marker takes the names in use (``symgrad_takes_names``), to make
+    fresh ones."""
+    if getattr(marker, "symgrad_takes_names", False):
+        return marker.symgrad_statements(target, names)
+    return marker.symgrad_statements(target)
 
 
 def expand_statements(body, names):
@@ -22,18 +79,17 @@ def expand_statements(body, names):
             out.append(stmt)
             continue
         if isinstance(stmt, ast.Assign) and hasattr(stmt.value, "symgrad_statements"):
-            out.extend(stmt.value.symgrad_statements(stmt.targets[0].id))
+            out.extend(_statements(stmt.value, stmt.targets[0].id, names))
             continue
         before = []
 
         class Hoist(ast.NodeTransformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
-                expand = getattr(node, "symgrad_statements", None)
-                if expand is None:
+                if not hasattr(node, "symgrad_statements"):
                     return node
                 name = fresh_name("scattered", names)
-                before.extend(expand(name))
+                before.extend(_statements(node, name, names))
                 return ast.Name(name, ast.Load())
 
         Hoist().visit(stmt)
@@ -67,13 +123,32 @@ def size_lines(info, body, params, function_name):
         message = f"{function_name}: the sizes of {names} do not match"
         checks.append(ast.If(ast.Compare(side(actual), [ast.NotEq()], [side(wanted)]), [ast.Raise(
             ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []), None)], []))
-    lines = []
+    lines, sources = [], []
     for dim, (param, axis) in info.dims.items():
         if dim.name in read:
             value = ast.Subscript(ast.Attribute(ast.Name(param, ast.Load()), "shape", ast.Load()),
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
-    return lines + checks
+            sources.append(param)
+    return lines + _unknown_size_check(lines, sources, function_name) + checks
+
+
+def _unknown_size_check(lines, sources, function_name):
+    """``if isinstance(n, float) or ...: raise ValueError(...)``: a Dask array whose chunk sizes
+    are unknown (after a boolean mask) has ``nan`` in its shape, and ``1.0 / n`` would make every
+    number of the gradient nan. Sizes are ints for every other array; the test is one isinstance
+    per size read."""
+    if not lines:
+        return []
+    tests = [ast.Call(ast.Name("isinstance", ast.Load()), [ast.Name(line.targets[0].id, ast.Load()),
+                                                           ast.Name("float", ast.Load())], [])
+             for line in lines]
+    names = list(dict.fromkeys(sources))
+    how = f"{names[0]}.compute_chunk_sizes()" if len(names) == 1 else ".compute_chunk_sizes() on each"
+    message = f"{function_name}: the sizes of {', '.join(names)} are unknown (nan): call {how} first"
+    test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+    return [ast.If(test, [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
+                                             [ast.Constant(message)], []), None)], [])]
 
 
 def in_place(program, body, prelude, results, stops, invented):
@@ -88,7 +163,10 @@ def in_place(program, body, prelude, results, stops, invented):
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
     adjoints = set(getattr(program, "adjoint_names", ()))
     variables = getattr(program, "variables", {}) or {}
-    primal = set(variables) | {s.name for s in variables.values() if s is not None}
+    # a variable's value is its symbol, or a number when the body bound it to one (a loop
+    # index, `total = 0.0` before a loop): only a symbol names an assignment
+    primal = set(variables) | {s.name for s in variables.values()
+                               if s is not None and s.is_Symbol}
     anonymous = {a.target.name for a in program.bindings if getattr(a.expr, "rule", None)
                  is not None and a.target.name not in primal}
     keep = set(results) | set(stops) | set(program.param_names)

@@ -94,6 +94,11 @@ class IndexReader:
         if isinstance(value, sympy.Symbol) and value in self.integer_values:
             shape = self.dims.of(value)  # an index computed when called (np.argmax)
             return ("array", value, shape, ()) if shape else ("at", value)
+        if isinstance(value, sympy.Expr) and value.free_symbols & self.integer_values:
+            self.fail(item, frame, "an index computed by the code is read as the value of "
+                      "np.argmax, np.argmin, np.argsort or a triangle's indices itself; "
+                      "arithmetic on it is not supported", "index with the value itself (x[i]), "
+                      "and shift the array instead of the index")
         if isinstance(value, sympy.Symbol) and value.name in self.constants:
             indices = self.constants[value.name]
             if indices.dtype.kind not in "iu":

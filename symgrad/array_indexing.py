@@ -10,6 +10,7 @@ import sympy
 
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
+from .program import fresh_name
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -118,17 +119,35 @@ def _index_adjoint_print(printer, node):
     """A marker ``emit`` expands into ``z = np.zeros(shape)`` and one ``z[index] += g`` per piece
     (``np.add.at`` with an index array, so repeated indices accumulate) before the line using it."""
     marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
-    marker.symgrad_statements = lambda target: index_adjoint_statements(printer, target, node)
+    marker.symgrad_statements = lambda target, names: index_adjoint_statements(printer, target, node,
+                                                                               names)
+    marker.symgrad_takes_names = True
     return marker
 
 
-def index_adjoint_statements(printer, target, node):
-    """The statements computing an index adjoint node into the name ``target``."""
+def index_adjoint_statements(printer, target, node, names):
+    """The statements computing an index adjoint node into the name ``target`` (a fresh name from
+    ``names`` for the first piece that is not a number, when it is not a name already). The buffer
+    is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
+    (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
+    the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
+    added to it); ``np.zeros(shape)`` for numbers only."""
     shape, specs = node.params
-    body = [ast.Assign([ast.Name(target, ast.Store())], _call(printer, "np.zeros",
-                                                             [dims_ast(shape)]), lineno=None)]
-    for g, spec in zip(node.inputs, specs):
-        value = printer.node(_unstretched(g))  # `+=` and np.add.at broadcast by themselves
+    pieces = [_unstretched(g) for g in node.inputs]
+    values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
+    body = []
+    like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
+    if like is None:  # numbers only: a NumPy buffer
+        zeros = _call(printer, "np.zeros", [dims_ast(shape)])
+    else:
+        if not isinstance(values[like], ast.Name):
+            piece = fresh_name(f"_{target}_piece", names)
+            body.append(ast.Assign([ast.Name(piece, ast.Store())], values[like], lineno=None))
+            values[like] = ast.Name(piece, ast.Load())
+        zeros = _call(printer, "np.zeros_like", [values[like]], [
+            ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
+    body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
+    for value, spec in zip(values, specs):
         if any(item[0] == "array" for item in spec):
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec, True),

@@ -8,6 +8,7 @@ import ast
 
 import sympy
 
+from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
 
@@ -263,19 +264,23 @@ def _result_shape(node, shapes, _):
 
 
 def _result_print(printer, node):
-    """A gradient as returned: a float for a scalar parameter, else a fresh float64 array of
-    exactly the parameter's shape (a copy where it could alias an argument or a constant)."""
+    """A gradient as returned: a float for a scalar parameter (a 0-d Dask array for Dask inputs),
+    else a fresh array of exactly the parameter's shape (a copy where it could alias an argument or
+    a constant)."""
     shape, copy = node.params
     x = node.inputs[0]
-    if not shape:
-        return ast.Call(ast.Name("float", ast.Load()), [printer.node(x)], [])
+    if not shape:  # float(x), or a 0-d Dask array kept lazy
+        value = printer.node(x)
+        marker = ast.Call(ast.Name("float", ast.Load()), [value], [])
+        marker.symgrad_statements = lambda target: scalar_result_statements(target, value)
+        return marker
     if x.is_Number:
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x)])
     if isinstance(x, BROADCAST_TO.node):
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x.inputs[0])])
-    if copy:
-        return _call(printer, "np.array", [printer.node(x)], [("dtype", ast.Name("float",
-                                                                                   ast.Load()))])
+    if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
+        return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),
+                        [ast.Name("float", ast.Load())], [])
     return printer.node(x)
 
 

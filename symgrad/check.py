@@ -24,7 +24,7 @@ import sympy
 from sympy.core.parameters import distribute
 
 from .api import GradientFunction, _primal_program, grad, normalize_wrt
-from .array_check import check_arrays
+from .array_check import array_lines, check_arrays
 from .differentiate import _substituted_size, differentiate
 from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
@@ -70,8 +70,15 @@ class GradientCheck:
         raised: notes of the given points where symgrad's gradient raises (such a point is
             skipped: the derivative is not defined there) or ``df`` raises (a difference).
         floats_only: notes of the values compared in floats because they have no 50-digit value.
-        arrays: True for array code (``shapes=``): compared by value in float64 at random sizes,
-            ``points`` holding the sizes of each trial.
+        arrays: True for array code (``shapes=``, see ``array_check``): ``points`` holds the
+            sizes of each random trial (compared in float64), ``differences`` per component the
+            first element's difference not proved 0 on the concrete shape (0 when all are).
+        sizes: array code: the concrete shape of the symbolic half (dimension name → size), None
+            when it did not run (``symbolic_note`` says why).
+        elements: array code: component name → the indices (tuples) of its elements that differ
+            on the concrete shape (or a one-item tuple naming a shape mismatch).
+        symbolic_note: array code: why the symbolic half did not run or decide, else None.
+        precise_points: array code: the points of the concrete shape evaluated at 50 digits.
     """
 
     verdict: str
@@ -92,19 +99,23 @@ class GradientCheck:
     raised: list = field(default_factory=list)
     floats_only: list = field(default_factory=list)
     arrays: bool = False
+    sizes: dict = None
+    elements: dict = field(default_factory=dict)
+    symbolic_note: str = None
+    precise_points: int = 0
 
     def __str__(self):
         basis = f", basis {self.basis}" if self.basis else ""
         lines = [f"check_grad: {self.verdict}{basis} (wrt {', '.join(self.wrt)}, "
                  f"{len(self.points)} point{'s' * (len(self.points) != 1)}, rtol {self.rtol:g})"]
+        if self.arrays:
+            return "\n".join(lines + array_lines(self, _shown, SHOWN_COMPONENTS))
         n, proved = len(self.names), sum(1 for d in self.differences if _is_zero(d))
         if self.verdict == "different":
             shown = [name for name in self.names if name in self.differing]
             for name in shown[:SHOWN_COMPONENTS]:
                 difference = self.differences[self.names.index(name)]
-                lines.append(f"  {name} differs by value" if self.arrays else
-                             f"  {name} differs: symgrad - df = "
-                             f"{_shown(difference)}")
+                lines.append(f"  {name} differs: symgrad - df = {_shown(difference)}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
             if not shown:
@@ -119,11 +130,8 @@ class GradientCheck:
             every = f"all {n} components agree" if n > 1 else "it agrees"
             how = (f"symgrad - df simplifies to 0 in {proved} of {n}" if n > 1 else
                    "SymPy did not simplify symgrad - df to 0")
-            at = "in float64, at random sizes" if self.arrays else f"at {DIGITS} digits"
-            if self.arrays:
-                how = "array code is checked by value"
             lines.append(f"  {every} within rtol at the {self.evaluated} point"
-                         f"{'s' * (self.evaluated != 1)} evaluated, {at} ({how})")
+                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits ({how})")
         else:
             lines.append("  no point could be evaluated: pass points= where the function and "
                          "its gradient are defined")
@@ -165,8 +173,10 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
         rtol: relative tolerance (>= 0), on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
         strategy: how symgrad's gradient is built, as for ``grad``.
-        shapes: for array code, as for ``grad``: the check is then numeric, in float64, at
-            ``points`` (an int, default 5) random sizes of every named dimension (2 to 6).
+        shapes: for array code, as for ``grad``: the check is then symbolic on one small
+            concrete shape (each named dimension 3, 2, 4 ...; 50-digit values at points decide
+            the elements not proved equal) and numeric, in float64, at ``points`` (an int,
+            default 5) random sizes of every named dimension (2 to 6); see ``array_check``.
 
     Returns:
         A ``GradientCheck`` report (``str()`` of it is readable: differences are shown only for
@@ -175,19 +185,26 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
     Raises:
         OutputShapeError: ``df`` returns a different number of values than there are ``wrt``,
             or takes a different number of parameters than ``f``.
-        OptionError: ``points`` is an int below 1, ``rtol`` is negative or not a number, or
+        OptionError: ``points`` is an int below 1 (or, with ``shapes``, not an int), ``rtol``
+            is negative or not a number, or
             ``df`` is a ``GradientFunction`` other than a gradient (``symgrad.grad``) or built
             with ``unconnected="none"``.
         The errors of ``grad`` for ``f`` or ``df``.
     """
     with public_entry(), distribute(False):
-        if shapes is not None:  # array code: numeric, at random sizes (array_check.py)
+        if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not rtol >= 0:
+            raise OptionError(f"rtol must be a number >= 0, not {rtol!r}")
+        if shapes is not None:  # array code: a concrete shape, then random sizes (array_check)
+            if isinstance(points, bool) or not (points is None or isinstance(points, int)
+                                                and points >= 1):
+                raise OptionError(f"with shapes=, points is a number of random sizes >= 1, not "
+                                  f"{points!r}")
             return check_arrays(GradientCheck, grad(f, wrt=wrt, shapes=shapes), f, df, shapes,
-                                points, rtol, seed)
+                                points, rtol, seed, _difference)
         return _check(f, df, wrt, points, rtol, seed, strategy)
 
 
-def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"):
+def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto", shapes=None):
     """Like ``check_grad``, for tests: raise ``AssertionError`` with the report when "different".
 
     Returns:
@@ -199,15 +216,13 @@ def assert_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto"
     """
     with public_entry():
         report = check_grad(f, df, wrt=wrt, points=points, rtol=rtol, seed=seed,
-                            strategy=strategy)
+                            strategy=strategy, shapes=shapes)
     if report.verdict == "different":
         raise AssertionError(str(report))
     return report
 
 
 def _check(f, df, wrt, points, rtol, seed, strategy):
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not rtol >= 0:
-        raise OptionError(f"rtol must be a number >= 0, not {rtol!r}")
     if isinstance(points, bool) or (isinstance(points, int) and points < 1):
         raise OptionError(f"points must be point tuples or a number of points >= 1, not "
                           f"{points!r}")

@@ -1,12 +1,12 @@
 """The command line (``python -m symgrad`` and the ``symgrad`` script):
 
     show FILE:FUNC [--kind K] [--wrt x,y] [--backend B] [--strategy S] [--latex]
-                                            print the generated gradient (or K: value_and_grad,
+                   [--shapes X=n,d w=d]     print the generated gradient (or K: value_and_grad,
                                             jacobian, hessian, vjp)
     check FILE:F FILE:DF [--wrt x,y] [--points N] [--rtol R] [--seed S] [--strategy S]
-                                            check a hand-derived gradient
+                   [--shapes X=n,d w=d]     check a hand-derived gradient
     export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend B] [--strategy S]
-                                            write a standalone module
+                   [--shapes X=n,d w=d]     write a standalone module
     cache info|clear                        show the disk cache folder, its entries and size;
                                             delete the entries
     --version                               print symgrad's version
@@ -30,11 +30,11 @@ import inspect
 import os
 import re
 import sys
-from dataclasses import dataclass
 
 from . import __version__, api, diskcache
 from .backends import BACKENDS
 from .check import check_grad
+from .cli_arguments import positive_int, shapes_option, target, tolerance, wrt_option
 from .differentiate import STRATEGIES
 from .errors import SymgradError, UnsupportedSyntaxError
 from .export import latex, write_module
@@ -42,80 +42,26 @@ from .export import latex, write_module
 USAGE_ERROR = 2  # argparse's own status for bad arguments
 KINDS = ("grad", "value_and_grad", "jacobian", "hessian", "vjp")  # the family members, by name
 LISTED_FUNCTIONS = 10  # "no function named" lists at most this many of the file's functions
-_INDEX = re.compile(r"[+-]?\d+")
 
 
 class CommandError(Exception):
     """A user error the command line reports as one line on stderr, with exit status 2."""
 
 
-@dataclass(frozen=True)
-class Target:
-    """A ``FILE:FUNC`` argument.
-
-    Attributes:
-        path: the file as the user typed it.
-        name: the function's name in that file; dots reach attributes (``Model.energy``).
-    """
-
-    path: str
-    name: str
-
-    def __str__(self):
-        return f"{self.path}:{self.name}"
-
-
-def target(text):
-    """Parse a ``FILE:FUNC`` argument (an argparse ``type``).
-
-    The last colon separates the two, so ``C:\\work\\model.py:energy`` also works.
-
-    Args:
-        text: the argument, e.g. ``"examples/spring_chain.py:energy"``.
-
-    Returns:
-        A ``Target``.
+def _shapes(args):
+    """The ``shapes=`` dict of ``--shapes`` (None without it; scalars left out).
 
     Raises:
-        argparse.ArgumentTypeError: no colon, or an empty file or function name.
+        CommandError: a parameter given twice.
     """
-    path, colon, name = text.rpartition(":")
-    if not colon or not path or not name:
-        raise argparse.ArgumentTypeError(
-            f"expected FILE:FUNC (e.g. model.py:energy), not {text!r}")
-    return Target(path, name)
-
-
-def wrt_option(text):
-    """Parse ``--wrt``: comma-separated names (parameters or intermediate variables) or parameter
-    indices (an argparse ``type``).
-
-    Args:
-        text: e.g. ``"x"``, ``"x,y"``, ``"0,2"``; a trailing comma (``"x,"``) asks for a tuple
-            of one.
-
-    Returns:
-        One name or index for a single item (the gradient is then one value), else a tuple of them
-        (the gradient is a tuple in that order).
-
-    Raises:
-        argparse.ArgumentTypeError: an empty item, or an item that is neither a name nor an integer.
-    """
-    items = [item.strip() for item in text.split(",")]
-    single = len(items) == 1
-    if not single and items[-1] == "":
-        items.pop()
-    parsed = []
-    for item in items:
-        if _INDEX.fullmatch(item):
-            parsed.append(int(item))
-        elif item.isidentifier():
-            parsed.append(item)
-        else:
-            raise argparse.ArgumentTypeError(
-                f"expected parameter names or indices separated by commas (e.g. x,y or 0,1), "
-                f"not {text!r}")
-    return parsed[0] if single else tuple(parsed)
+    if not getattr(args, "shapes", None):
+        return None
+    shapes = {}
+    for name, dims in (pair for group in args.shapes for pair in group):
+        if name in shapes:
+            raise CommandError(f"--shapes gives {name} twice")
+        shapes[name] = dims
+    return {name: dims for name, dims in shapes.items() if dims}
 
 
 def load_function(spec):
@@ -259,14 +205,23 @@ def _gradient(args):
     another build (then of the function the decorator differentiated).
     """
     function = load_function(args.target)
-    asked = (args.kind, args.wrt, args.backend, args.strategy)
+    shapes = _shapes(args)
+    asked = (args.kind, args.wrt, args.backend, args.strategy, shapes)
     if isinstance(function, api.GradientFunction):
-        if asked == (None, None, None, None):
+        if asked == (None, None, None, None, None) and function.source is not None:
             return function
         function = function.primal
     build = getattr(api, args.kind or "grad")
-    return build(function, wrt=args.wrt, backend=args.backend or "math",
-                 strategy=args.strategy or "auto")
+    if shapes is None:
+        gradient = build(function, wrt=args.wrt, backend=args.backend or "math",
+                         strategy=args.strategy or "auto")
+    else:
+        gradient = build(function, wrt=args.wrt, backend=args.backend,
+                         strategy=args.strategy or "auto", shapes=shapes)
+    if gradient.source is None:  # array code, built per shape at its first call
+        raise CommandError(f"`{args.target.name}` computes with arrays: give their shapes, "
+                           "e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 axis)")
+    return gradient
 
 
 def _show(args):
@@ -288,7 +243,7 @@ def _check(args):
     if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
         function = function.primal
     report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
-                        seed=args.seed, strategy=args.strategy or "auto")
+                        seed=args.seed, strategy=args.strategy or "auto", shapes=_shapes(args))
     print(report)
     return 1 if report.verdict == "different" else 0
 
@@ -331,14 +286,16 @@ def _build_parser():
     check.add_argument("--wrt", type=wrt_option, default=None, metavar="NAMES",
                        help="parameters or intermediate variables the gradient is with respect "
                             "to (default: every parameter without a default)")
-    check.add_argument("--points", type=_positive_int, default=None, metavar="N",
-                       help="number of random points (default: 10)")
-    check.add_argument("--rtol", type=_tolerance, default=1e-9, metavar="R",
+    check.add_argument("--points", type=positive_int, default=None, metavar="N",
+                       help="number of random points (default: 10), or with --shapes of "
+                            "random sizes (default: 5)")
+    check.add_argument("--rtol", type=tolerance, default=1e-9, metavar="R",
                        help="relative tolerance on |df - symgrad| / max(1, |symgrad|) "
                             "(default: 1e-9)")
     check.add_argument("--seed", type=int, default=0, metavar="S",
                        help="seed of the random points (default: 0)")
     _add_strategy(check)
+    _add_shapes(check)
     check.set_defaults(run=_check)
 
     export_parser = commands.add_parser(
@@ -387,34 +344,21 @@ def _add_build_options(parser):
                         help="math (floats, the default), numpy (elementwise on arrays), jax, "
                              "torch or array_api (docs/backends.md)")
     _add_strategy(parser)
+    _add_shapes(parser)
+
+
+def _add_shapes(parser):
+    parser.add_argument("--shapes", type=shapes_option, nargs="+", action="extend",
+                        metavar="NAME=DIMS",
+                        help="the shapes of array parameters, e.g. --shapes X=n,d w=d: "
+                             "dimension names (or 1 for a size-1 axis), comma-separated; "
+                             "scalars left out (or x=)")
 
 
 def _add_strategy(parser):
     parser.add_argument("--strategy", choices=STRATEGIES, default=None,
                         help="how the derivative is built: auto (the default), symbolic or "
                              "reverse")
-
-
-def _positive_int(text):
-    """An argparse ``type``: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
-    return value
-
-
-def _tolerance(text):
-    """An argparse ``type``: a finite float >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not (0 <= value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0 (e.g. 1e-9), not {text!r}")
-    return value
 
 
 def main(argv=None):

@@ -26,13 +26,14 @@ import warnings
 
 import sympy
 
-from .array_emit import expand_statements, in_place, size_lines
+from .array_emit import conversions, expand_statements, in_place, size_lines
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
 from .printer import Printer, dotted_name
 from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .selected import LAZY, inlined_where_selected, selected
 from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
@@ -104,7 +105,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
-    if backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
+    if backend == "numpy" and arrays is not None:  # float arrays, a Dask array kept lazy
+        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static]))
+    elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
                 prelude.append(_assign(p.name, ast.Call(
@@ -472,7 +475,7 @@ def _entries(program, backend, names, results):
                 symbol = opaque[call] = sympy.Dummy("_p", real=True)
                 # guarded: no CSE rewrites its arguments (`-_t1 - a` for `0.4 - a - b`), so the
                 # tie tests `arg == _p` see the very floats the max was computed from
-                entries.append(_Entry(symbol, hide(call), guarded=True, temporary=True))
+                entries.append(_Entry(symbol, shallow(call), guarded=True, temporary=True))
             named[call] = symbol
         return piecewise.xreplace(named) if named else piecewise
 
@@ -483,8 +486,21 @@ def _entries(program, backend, names, results):
             return placeholder(node, True)
         if node.is_Atom:
             return node
+        if isinstance(node, LAZY):  # a line of its own, guarded: the later operands run only
+            symbol = opaque.get(node)  # where the primal runs them (nothing hoisted out)
+            if symbol is None:
+                symbol = opaque[node] = sympy.Dummy("_p", real=True)
+                entries.append(_Entry(symbol, shallow(node), guarded=True, temporary=True))
+            return symbol
         args = [hide(a) for a in node.args]
         return node.func(*args) if args != list(node.args) else node
+
+    def shallow(node):
+        """``hide`` of what always runs: of a lazy node, its first operand only."""
+        if not isinstance(node, LAZY):
+            return hide(node)
+        first = hide(node.args[0])
+        return node.func(first, *node.args[1:]) if first != node.args[0] else node
 
     adjoints = getattr(program, "adjoint_names", ())
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
@@ -503,8 +519,11 @@ def _entries(program, backend, names, results):
             inverse = sympy.Pow(expr.base, -expr.exp) if expr.is_Pow else None
             if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
                 back[inverse] = 1 / a.target  # not a max: its tie tests compare its own float
+    written = {t for t, _, w in lines if w is not None}  # the primal's lines, as the source
     lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
         (t, e.xreplace(back) if back else e) for t, e in results]
+    lines = [(t, e if isinstance(e, Check) or t in written else selected(e))
+             for t, e in inlined_where_selected(lines, written)]
     for target, expr in lines:
         if isinstance(expr, Check):
             entries.append(_Entry(None, sympy.true, guarded=True, check=expr))

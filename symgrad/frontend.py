@@ -277,6 +277,14 @@ class _Reader(Resolver, Guards):
             return as_written(value, written)
         return value
 
+    def unpacked(self, value, node, frame):
+        """An item of ``a, b = (e1, e2)``, with the form its source ``node`` computes it in."""
+        if not isinstance(value, sympy.Expr):
+            return value
+        written = self.written(node, frame, None)
+        self.remember(value, written)
+        return self.cancelled(value, written)
+
     def as_computed(self, value, node, frame):
         """``value`` (a SymPy expression read from ``node``) as the source computes it: an
         ``AsWritten`` where its written form may be another float than SymPy's form (an
@@ -355,6 +363,9 @@ class _Reader(Resolver, Guards):
             if len(items) != len(target.elts):
                 self.fail(target, frame, f"cannot unpack {len(items)} values into "
                           f"{len(target.elts)} names", "match the number of names and values")
+            source = getattr(node, "value", None)
+            if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(items):
+                items = [self.unpacked(v, e, frame) for v, e in zip(items, source.elts)]
             for t, v in zip(target.elts, items):
                 self.assign(t, v, node, frame)
         elif isinstance(target, (ast.Attribute, ast.Subscript)):
@@ -513,6 +524,11 @@ class _Reader(Resolver, Guards):
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
             a, b = (rules.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
+        if isinstance(op, ast.Pow) and not _constant(b) and isinstance(node, (ast.BinOp,
+                                                                           ast.AugAssign)):
+            left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
+                ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
+            a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)
         return self.defined(make(a, b), node, frame)
 
     def folded(self, python, build, args, node, frame):

@@ -203,7 +203,7 @@ class Printer:
                 raise OptionError(f"`{rule.python[0]}` has no spelling for backend "
                                   f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
             if printed == "round" or not (self.vectorised and len(args) > 2):
-                return ast.Call(self.name(printed), [self.node(a) for a in args], [])
+                return self.named_call(printed, [self.node(a) for a in args])
             node = self.node(args[0])
             for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
@@ -243,8 +243,16 @@ class Printer:
                 node = self.extremum(printed, node, arg)
             return node
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
-        return ast.Call(self.name(printed), [self.number(int(a)) if k in integers else self.node(a)
-                                             for k, a in enumerate(e.args)], [])
+        return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
+                                         for k, a in enumerate(e.args)])
+
+    def named_call(self, printed, args):
+        """``printed(*args)``; for backend "math" a SciPy function's NumPy scalar is made a
+        float (``float(scipy.special.erf(x))``), as every value of float code is."""
+        call = ast.Call(self.name(printed), args, [])
+        if self.backend == "math" and printed.startswith("scipy."):
+            return ast.Call(ast.Name("float", ast.Load()), [call], [])
+        return call
 
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is

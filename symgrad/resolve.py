@@ -209,7 +209,8 @@ class Resolver:
         if rule.build is rules.power and rules.complex_power(self._with_constants(args[0]),
                                                              args[1]):
             return self.complex_value(*args, node, frame)  # pow(-4, y)
-        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs):  # their derivatives compare them:
+        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.build is rules.power and not \
+                _constant(args[1]):  # their derivatives compare them:
             args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
         if rule.sympy in (sympy.Max, sympy.Min):
             args = rules.repeats_kept(args)

@@ -93,13 +93,3 @@ def _exact(written):
     if code in (0, 1) and args[1].is_zero or code in (2, 3) and args[1] == 1:
         return args[0]
     return Written(*written.args[:1], *args)
-
-
-def printed_form(expr):
-    """``expr`` with every ``AsWritten`` replaced by its written form (what ``emit`` prints)."""
-    if expr.is_Atom or not expr.has(AsWritten):
-        return expr
-    if isinstance(expr, AsWritten):
-        return printed_form(expr.written)
-    args = [printed_form(a) for a in expr.args]
-    return expr.func(*args)

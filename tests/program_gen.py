@@ -184,6 +184,12 @@ def expr(c, sc, size):
         return offset(c, sc)
     if kind == "identity":  # x * 1.0, 1.0 * x, x / 1, x + 0.0, x - 0
         a, one = expr(c, sc, size - 2), ("num", c.choice((1.0, 1)))
+        if c.chance(0.4):  # what SymPy cancels and float does not: (x + 0.1) - 0.1, x + 0.3 - x
+            k = ("num", c.choice(OFFSETS + (0.3, 0.7)))
+            shifted = ("bin", "+", a, k)
+            return c.choice((("bin", "-", shifted, k), ("bin", "+", ("bin", "-", a, k), k),
+                             ("bin", "-", shifted, a), ("bin", "/", ("bin", "*", a, k), k),
+                             ("bin", "-", ("sg", shifted), shifted)))
         return c.choice((("bin", "*", a, one), ("bin", "*", one, a), ("bin", "/", a, one),
                          ("bin", "+", a, ("num", c.choice((0.0, 0)))), ("bin", "-", a, ("num", 0))))
     if kind == "stepped":  # x * floor(x): a derivative that is an int-valued function
@@ -210,6 +216,10 @@ def expr(c, sc, size):
         if r == 3:
             return ("bin", "**", push(c, base, "positive"), ("num", c.choice((0.5, 1.5, 0.3))))
         if r == 4:
+            if c.chance(0.3):  # an exponent a branch makes constant: x ** (3.0 if x else y)
+                whole = ("num", c.choice((2, 3, 2.0, 3.0)))
+                sides = (whole, expr(c, sc, 2)) if c.chance(0.5) else (expr(c, sc, 2), whole)
+                return ("bin", "**", base, ("ifexp", cond(c, sc, 2), *sides))
             return ("bin", "**", push(c, base, "positive"), expr(c, sc, 2))
         return ("bin", "**", ("num", c.choice((2, 3, 2.0))), ("num", c.choice((2, 3, -1))))
     if kind == "intop":
@@ -464,6 +474,11 @@ def random_points(c, prog, count):
                 if k:
                     ties.append(other / k)
                 point.append(c.choice(ties))
+            elif r == 4 and point:  # k - x - y == m, k - y - y == y as written: SymPy's
+                k, m = c.choice(OFFSETS + tuple(constants)), c.choice(constants)  # -x - y + k
+                other = c.choice(point)  # is another float at some of these
+                point.append(c.choice(((k - other) - m, (k - m) - other, (k - other) - other,
+                                       (k - other) / 2)))
             else:
                 point.append(round(c.real(-2.5, 2.5), c.choice((1, 2, 17))))
         points.append(tuple(point))

@@ -1,5 +1,6 @@
 """Random array programs from the supported operations, each gradient against central differences
 along a random direction (float64), at two sizes from one build."""
+import importlib.util
 import pathlib
 import tempfile
 
@@ -22,7 +23,11 @@ UNARY = [
     "np.concatenate([{0}, X], axis=1)[:, ::2]", "np.concatenate([({0})[1:], ({0})[:1]])",
     "np.einsum('ij,ik->jk', {}, X)[:1] + X", "np.reshape({}, (-1,))[::-1].reshape(X.shape)",
     "({}).sum(axis=1, keepdims=True) * v",
+    "np.linalg.solve(3.0 * np.eye(4) + ({0}).T @ ({0}) / 10.0, ({0}).T).T",
 ]
+if importlib.util.find_spec("scipy") is not None:
+    UNARY += ["scipy.special.expit({})", "scipy.special.logsumexp({0}, axis=1, keepdims=True) - {0}",
+              "scipy.special.erf({}) * v"]
 BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)",
           "np.maximum({}, {})"]
 OUTPUTS = ["np.sum({})", "np.mean(({}) ** 2)", "np.sum(({}) @ v)", "np.sum(np.sum({}, axis=1) * "
@@ -46,11 +51,17 @@ def directional(f, gf, X, v, rng, h=1e-6):
     return abs(exact - numeric) / max(1.0, abs(exact))
 
 
+def program_module(body, name):
+    """A module file holding ``def f(X, v): return <body>`` (importing what the body calls)."""
+    header = "import numpy as np\nimport scipy.special\n" if "scipy" in body else \
+        "import numpy as np\n"
+    return load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n    return {body}\n", name)
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.integers(0, 2 ** 32 - 1))
 def test_random_array_programs_against_central_differences(body, seed):
-    module = load_module(DIRECTORY, f"import numpy as np\n\n\ndef f(X, v):\n    return {body}\n",
-                         "array_prop")
+    module = program_module(body, "array_prop")
     gf = symgrad.grad(module.f, wrt=("X", "v"))
     rng = np.random.default_rng(seed)
     for n in (3, 5):
@@ -67,8 +78,7 @@ def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, s
     """The generated code updates buffers in place (array_buffers): it never writes into an
     argument (the same array passed twice included), never returns an argument's memory, the
     value is the primal's, and a second call gives the same numbers."""
-    module = load_module(DIRECTORY, f"import numpy as np\n\n\ndef f(X, v):\n    return {body}\n",
-                         "array_prop_vg")
+    module = program_module(body, "array_prop_vg")
     vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
     rng = np.random.default_rng(seed)
     X, v = rng.uniform(-1.0, 1.0, (5, 4)), rng.uniform(-1.0, 1.0, 4)

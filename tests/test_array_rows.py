@@ -129,7 +129,10 @@ def test_scalar_code_with_scipy_special():
     s = expit(x)
     assert dx == pytest.approx(math.log(y) + s * (1 - s), rel=1e-14)
     assert dy == pytest.approx(x / y + scipy_special.digamma(y), rel=1e-14)
-    assert "scipy.special.digamma(y)" in g.source
+    assert "float(scipy.special.digamma(y))" in g.source  # float code returns floats
+    value, grads = symgrad.value_and_grad(scalar_special)(x, y)
+    assert type(value) is float and all(type(v) is float for v in grads)
+    assert value == scalar_special(x, y)
 
 
 def test_numpy_backend_spells_erf_with_scipy(tmp_path):
@@ -480,3 +483,13 @@ def test_scalar_code_as_array_code_with_shapes():
     assert np.array_equal(v(x, np.ones(3)), 2.0 * x)  # the elementwise derivative
     # backend="numpy" evaluates the scalar gradient element by element, as documented
     assert np.array_equal(symgrad.grad(squared, backend="numpy")(x), 2.0 * x)
+
+
+def shifted_index(x):
+    return x[np.argmax(stop_gradient(x)) - 1]
+
+
+def test_arithmetic_on_a_computed_index_is_refused():
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="arithmetic on it") as info:
+        symgrad.grad(shifted_index, shapes={"x": ("n",)})
+    assert info.value.lineno == shifted_index.__code__.co_firstlineno + 1

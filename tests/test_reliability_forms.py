@@ -184,6 +184,8 @@ REPRODUCERS = [  # the fuzzer's, with the values derived by hand
      (-2.28, -2.254153367694048), (-1.0, -1.0)),
     ("def f(y):\n    y = min(0.1 - y - y, 0.75, 0.75)\n    return y\n", (0.9,), -2.0),
     ("def f(x):\n    a = max(0.4 - x - x, x, 1)\n    return a\n", (-2.4,), -2.0),
+    ("def f(x, y):\n    a, b = (0.4 - x - y, x)\n    return max(a, b, 0.5)\n",
+     (0.1, -2.0787436867140268), (-1.0, -1.0)),
     ("def h0(a, b):\n    return b + 0.4 - a\n\n\ndef f(t):\n    a = h0(t, 0.5 + t)\n"
      "    return max(0.5 - t - a, t)\n", (-0.2,), -1.0),
 ]
@@ -211,6 +213,8 @@ CANCELLED = [  # SymPy's form of the compared value is a name or a number; the f
     "def f(x):\n    t = (x + 0.1) - 0.1\n    u = max(t, x)\n    return u * x\n",
     "def f(x):\n    t = x * 3.0 / 3.0\n    a, b = (t - x, 2.0)\n    if a:\n        return b * x\n"
     "    return 3.0 * x\n",
+    "def f(x):\n    a, b = ((x + 0.1) - 0.1 - x, 2.0)\n    if a:\n        return b * x\n"
+    "    return 3.0 * x\n",
 ]
 POINTS = (0.7, -2.28, 1.81, 0.3, -0.2, 2.4, 0.1, 1.1, 0.0)
 
@@ -222,3 +226,33 @@ def test_value_sympy_cancels_is_compared_as_computed(tmp_path, source, strategy)
     expected = [_reference(source, (x,)) for x in POINTS]
     assert len(set(expected)) > 1  # the branch depends on the float: a folded test fails
     assert [g(x) for x in POINTS] == expected, source
+
+
+RAISING = [  # (source, point, gradient derived by hand): the primal never evaluates what raises
+    ("def f(x, y):\n    return x ** (3.0 if x else y)\n", (-1.0, 0.71), (3.0, 0.0)),
+    ("def f(x, y):\n    e = 3.0 if x else y\n    return x ** e\n", (-1.0, 0.71), (3.0, 0.0)),
+    ("def f(x, y):\n    e = 2.0 if x < 0 else y\n    return math.sin(x ** e)\n", (-1.5, 0.3),
+     (-3.0 * math.cos(2.25), 0.0)),
+    ("def f(x, y):\n    return (x - 1.0) ** (3 if y > 0 else y) * 2.0\n", (-1.0, 0.5),
+     (24.0, 0.0)),
+    ("def h(b):\n    if b:\n        return stop_gradient(b ** -2)\n    return b\n\n\n"
+     "def f(b):\n    if h(b) > 0.5:\n        return b\n    return 2.0 * b\n", (0.0,), 2.0),
+    ("def f(b):\n    if b > 0 and stop_gradient(math.log(b)) > 0.1:\n        return b\n"
+     "    return 2.0 * b\n", (-1.0,), 2.0),
+    ("def f(b):\n    return b if (stop_gradient(1.0 / b) if b else 0.0) > 0.5 else 3.0 * b\n",
+     (0.0,), 3.0),
+    ("def f(x, y):\n    return (0.4 - x - y) ** y\n", (-1.49, 1.8900000000000001), (0.0, 0.0)),
+    ("def f(x, y):\n    return pow(0.4 - x - y, y + 0.5 - 0.5)\n", (-1.1, 1.5), (0.0, 0.0)),
+    ("def f(x, y):\n    a = 0.4 - x\n    a **= y\n    return a\n", (-1.1, 0.4 + 1.1),
+     (-(0.4 + 1.1) * 1.5 ** 0.5, 1.5 ** 1.5 * math.log(1.5))),
+    ("def f(x, y):\n    for i in range(2):\n        if 1.0 >= 0.4 - x:\n"
+     "            x -= math.acos(1.5)\n    return max(3, x)\n", (-2.0, 1.0), (0.0, 0.0)),
+]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("source, point, expected", RAISING)
+def test_nothing_runs_that_the_primal_does_not(tmp_path, source, point, expected, strategy):
+    f = _module(tmp_path, source)
+    f(*point)  # the primal does not raise here
+    assert symgrad.grad(f, strategy=strategy)(*point) == pytest.approx(expected, rel=1e-15)

@@ -1,0 +1,241 @@
+"""The numpy gradient of array code run on Dask arrays: a lazy graph, computed chunk by chunk.
+
+Every gradient here is called under a scheduler that raises on any compute, so a gradient that
+computes anything inside (``float()`` of a 0-d array, ``np.asarray`` of an input, a NumPy buffer
+updated from a Dask value) fails; its results are then computed with the default scheduler and
+compared with the same gradient on the NumPy arrays (rel 1e-12). Skipped, with the reason, when
+Dask is not installed (``pip install -e '.[dask]'``).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import symgrad
+
+da = pytest.importorskip("dask.array", reason="dask is not installed: pip install -e '.[dask]'")
+import dask  # noqa: E402 - after the skip
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "benchmarks"))
+import array_workloads as aw  # noqa: E402
+
+ROWS, CHUNKS = 10**6, 10
+INDEX = np.array([0, 2, 0])
+
+
+class Computed(AssertionError):
+    pass
+
+
+def refuse(*args, **kwargs):
+    """A Dask scheduler that computes nothing: any compute inside a gradient fails the test."""
+    raise Computed("the gradient computed a Dask value inside")
+
+
+def lazily(g, *args):
+    """``g(*args)`` under the refusing scheduler, as a tuple of its results."""
+    with dask.config.set(scheduler=refuse):
+        out = g(*args)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def chunked(value, rows):
+    """A Dask array of ``value`` in ``CHUNKS`` chunks along its first axis, if it has ``rows``
+    rows; else ``value`` itself (a small parameter stays NumPy: mixing is allowed)."""
+    if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == rows:
+        return da.from_array(value, chunks=(-(-rows // CHUNKS),) + value.shape[1:])
+    return value
+
+
+def assert_agrees(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, da.Array), type(g)
+    computed = dask.compute(*got)
+    for g, w in zip(computed, want):
+        assert np.shape(g) == np.shape(w)
+        assert aw.max_rel_err([g], [w]) <= 1e-12
+
+
+def test_the_refusing_scheduler_refuses():
+    with dask.config.set(scheduler=refuse), pytest.raises(Computed):
+        da.ones(4, chunks=2).sum().compute()
+
+
+@pytest.mark.parametrize("key", ["A1", "A2"])
+def test_least_squares_and_logistic_gradients_at_a_million_rows_are_lazy_and_agree(key):
+    wl = aw.WORKLOADS[key]
+    rng = np.random.default_rng([aw.SEED, int(key[1:]), 7])
+    args = wl.make(rng, n=ROWS, d=wl.sizes["large"]["d"])
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
+    want = g(*args)
+    dask_args = [chunked(a, ROWS) for a in args]
+    assert dask_args[aw.param_names(wl.f).index("X")].numblocks[0] == CHUNKS
+    got = lazily(g, *dask_args)
+    assert_agrees(got, want)
+    if key == "A1":  # the gradient for the scalar b: a 0-d Dask array, a float from NumPy
+        assert got[1].shape == () and type(want[1]) is float
+
+
+def test_value_and_grad_gives_a_lazy_value_too():
+    wl = aw.WORKLOADS["A2"]
+    w, X, y = aw.make_args("A2", "small")
+    g = symgrad.value_and_grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A2"])
+    with dask.config.set(scheduler=refuse):
+        value, (dw,) = g(w, da.from_array(X, chunks=(100, 20)), da.from_array(y, chunks=100))
+    want_value, want = g(w, X, y)
+    assert type(want_value) is float and value.shape == ()
+    assert_agrees((value, dw), (want_value, want[0]))
+
+
+@pytest.mark.parametrize("key", ["A3", "A4", "A5", "A6", "A7", "A8"])
+def test_the_other_workloads_are_lazy_and_agree(key):
+    wl = aw.WORKLOADS[key]
+    args = aw.make_args(key, "small")
+    rows = max(np.shape(a)[0] for a in args if np.ndim(a))
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
+    assert_agrees(lazily(g, *[chunked(a, rows) for a in args]), g(*args))
+
+
+@pytest.mark.parametrize("key", sorted(aw.WORKLOADS))
+def test_any_one_argument_may_be_the_dask_one(key):
+    """Dask and NumPy arguments mixed any way: a buffer the gradient updates in place is never a
+    NumPy array meeting a Dask operand (NumPy cannot write a Dask value into it)."""
+    wl = aw.WORKLOADS[key]
+    args = aw.make_args(key, "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
+    want = g(*args)
+    for k, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            mixed = list(args)
+            mixed[k] = da.from_array(a, chunks=tuple(-(-n // 2) for n in a.shape))
+            got = lazily(g, *mixed)
+            assert aw.max_rel_err(dask.compute(*got), want) <= 1e-12
+
+
+# --- more rows of the array table ----------------------------------------------------------------
+def where_sqrt(x):
+    return np.sum(np.where(x > 0.0, np.sqrt(np.abs(x)), 0.0))
+
+
+def row_scale(X, s):
+    return np.sum(np.tanh(X * s[:, None]))
+
+
+def centred(X):
+    return np.sum((X - np.mean(X, axis=1, keepdims=True)) ** 2)
+
+
+def table_reads(X):
+    return X.sum(axis=0).max() + X.mean() + X.T[0].min() + np.max(X, axis=1).sum()
+
+
+def einsum_square(X, w):
+    return np.sum(np.einsum("ij,j->i", X, w) ** 2)
+
+
+def pairs(x):
+    return np.sum(np.reshape(x, (-1, 2)) ** 3) + np.sum(x[::2] ** 2) + np.sum(x[1:] * x[:-1])
+
+
+def clipped_cumsum(x):
+    return np.sum(np.clip(x, -0.5, 0.5) ** 2) + np.sum(np.cumsum(x) ** 2) / 1e6
+
+
+def joined(x, y):
+    return np.sum(np.concatenate([x, y]) ** 2) + np.sum(np.stack([x, y]) ** 3)
+
+
+def products(x, y):
+    return x.dot(y) + np.inner(x, y) + np.logaddexp(x, 0.0).sum() + np.linalg.norm(x) \
+        + np.prod(x[:20] * 0.01 + 1.0) + np.sum(np.maximum(x, y))
+
+
+def aliased(x, y):
+    return np.sum(x * y)  # d/dx is y itself: returned as a copy
+
+
+ROWS_SHAPES = [
+    (where_sqrt, {"x": ("n",)}, ("x",)),
+    (row_scale, {"X": ("n", "d"), "s": ("n",)}, ("X", "s")),
+    (centred, {"X": ("n", "d")}, ("X",)),
+    (table_reads, {"X": ("n", "d")}, ("X",)),
+    (einsum_square, {"X": ("n", "d"), "w": ("d",)}, ("X", "w")),
+    (pairs, {"x": ("n",)}, ("x",)),
+    (clipped_cumsum, {"x": ("n",)}, ("x",)),
+    (joined, {"x": ("n",), "y": ("n",)}, ("x", "y")),
+    (products, {"x": ("n",), "y": ("n",)}, ("x", "y")),
+    (aliased, {"x": ("n",), "y": ("n",)}, ("x",)),
+]
+
+
+@pytest.mark.parametrize("f, shapes, wrt", ROWS_SHAPES, ids=[r[0].__name__ for r in ROWS_SHAPES])
+def test_array_rows_are_lazy_and_agree(f, shapes, wrt):
+    rng = np.random.default_rng(11)
+    n = 10_000
+    sizes = {"n": n, "d": 4}
+    args = [rng.standard_normal(tuple(sizes[s] for s in shapes[p])) for p in shapes]
+    g = symgrad.grad(f, wrt=list(wrt), shapes=shapes)
+    assert_agrees(lazily(g, *[chunked(a, n) for a in args]), g(*args))
+
+
+def test_a_dask_array_of_unknown_size_is_refused_not_a_nan_gradient():
+    wl = aw.WORKLOADS["A1"]
+    w, b, X, y = aw.make_args("A1", "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"])
+    dX = da.from_array(X, chunks=(100, 10))
+    keep = dX[:, 0] > -np.inf  # every row, but Dask cannot know how many
+    masked = dX[keep]
+    assert np.isnan(masked.shape[0])
+    with pytest.raises(ValueError, match=r"sizes of X are unknown \(nan\): call "
+                                         r"X\.compute_chunk_sizes\(\) first"):
+        lazily(g, w, b, masked, da.from_array(y, chunks=100)[keep])
+    masked_y = da.from_array(y, chunks=100)[keep]
+    masked.compute_chunk_sizes()
+    masked_y.compute_chunk_sizes()
+    assert_agrees(lazily(g, w, b, masked, masked_y), g(w, b, X, y))
+
+
+def test_integer_and_float32_dask_inputs_compute_in_float64_as_numpy_ones_do():
+    g = symgrad.grad(aliased, wrt=["x"], shapes={"x": ("n",), "y": ("n",)})
+    for dtype in (np.int64, np.float32):
+        y = np.arange(1, 1001).astype(dtype) * dtype(3)
+        (got,) = lazily(g, da.ones(1000, chunks=100, dtype=dtype), da.from_array(y, chunks=100))
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got.compute(), np.asarray(y, dtype=float))
+        assert g(np.ones(1000, dtype=dtype), y)[0].dtype == np.float64
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_numpy_inputs_are_still_converted_a_matrix_to_an_ndarray():
+    # np.matrix implements __array_function__ but `*` on it is a matrix product: it must be an
+    # ndarray in the gradient (d/dX sum(X * X * Y) = 2 X Y elementwise)
+    def_shapes = {"X": ("n", "d"), "Y": ("n", "d")}
+    g = symgrad.grad(square_weighted, wrt=["X"], shapes=def_shapes)
+    X, Y = np.arange(4.0).reshape(2, 2), np.array([[1.0, 2.0], [3.0, 4.0]])
+    (got,) = g(np.matrix(X), np.matrix(Y))
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, 2.0 * X * Y)
+
+
+def square_weighted(X, Y):
+    return np.sum(X * X * Y)
+
+
+def gather(E):
+    return np.sum(E[INDEX] ** 2)
+
+
+def test_a_scatter_through_an_index_array_is_a_type_error_on_dask_never_a_number():
+    """A known limit (docs/backends.md): np.add.at has no Dask form."""
+    g = symgrad.grad(gather, wrt=["E"], shapes={"E": ("n", "d")})
+    with pytest.raises(TypeError, match="'at'"):
+        lazily(g, da.ones((10, 3), chunks=5))
+
+
+def test_importing_symgrad_imports_no_dask():
+    code = "import sys, symgrad; print(sorted(m for m in sys.modules if m.split('.')[0] == 'dask'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
