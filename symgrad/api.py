@@ -5,7 +5,6 @@ cache (``diskcache``), whose gradients are compiled from their stored source; on
 the pipeline (frontend, differentiate, emit), inside the functions that use it; the build itself is
 ``assemble``'s.
 """
-import importlib.util
 
 from . import dependencies, diskcache
 from .assemble import (array_gradient, build_derivative, normalize_wrt, sympy_settings,
@@ -43,8 +42,10 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
             constants (TF's ``tf.gradients(stop_gradients=...)``, PyTensor's ``consider_constant``).
         unconnected: "zero" returns 0.0 for a ``wrt`` the output does not depend on (through
             unstopped paths); "none" returns None there (TF's ``UnconnectedGradients.NONE``).
-        backend: "math" (floats) or "numpy" (elementwise on arrays); None: "math" for scalar
-            code, "numpy" for array code.
+        backend: "math" (floats), "numpy" (elementwise on arrays), "jax" (``jax.numpy``,
+            traceable by ``jax.jit``), "torch" (tensors of any device and dtype, no autograd
+            tape) or "array_api" (any Array API library, through ``array_api_compat``); None:
+            "math" for scalar code, "numpy" for array code (docs/backends.md).
         strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``); array code is
             always differentiated by reverse accumulation.
         shapes: for array code, parameter name → tuple of dimension names or ints
@@ -66,7 +67,8 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
         OptionError: an unknown ``wrt`` name (the message lists the parameters and the
             intermediates), a variable bound only inside a branch or to a tuple, an index out of
             range, ``wrt=None`` when every parameter has a default, an intermediate of a
-            ``GradientFunction`` (use ``hessian``), a bad option value.
+            ``GradientFunction`` (use ``hessian``), a bad option value, a backend whose library
+            is not installed (naming the extra) or that cannot print a construct (naming it).
         OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
@@ -215,17 +217,15 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
         return cached
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)
+    if backend is not None:  # before the disk cache, whose entry would not compile
+        from .backends import backend as backend_named
+        backend_named(backend).require()  # OptionError naming the extra to install
     entry = diskcache.entry_for(kind, f, {**options, "shapes": _freeze_shapes(shapes)}) \
         if cache else None
     stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
     if stored is not None:
         return _CACHE.put(f, key, stored)
     from .differentiate import STRATEGIES
-    from .emit import BACKENDS
-    if backend is not None and backend not in BACKENDS:
-        raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
-    if backend == "numpy" and importlib.util.find_spec("numpy") is None:
-        raise OptionError("backend 'numpy' needs NumPy: pip install numpy")
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     if shapes is not None and not isinstance(shapes, dict):

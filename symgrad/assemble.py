@@ -29,7 +29,7 @@ def array_gradient(f, kind, arguments):
                 program = to_program(f, arguments[3], nodes=wrt_variables(arguments[2]),
                                      shapes=shapes)
             return build_derivative(*arguments, program=program)
-    return ArrayGradientFunction(f, kind, build_one)
+    return ArrayGradientFunction(f, kind, build_one, arguments[5] or "numpy")
 
 
 @contextlib.contextmanager
@@ -94,15 +94,17 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
 
 
 def build_arrays(kind, f, program, wrt, unconnected, backend):
-    """A specialisation of array code: reverse accumulation, printed for NumPy."""
+    """A specialisation of array code: reverse accumulation, printed for NumPy (or ``backend``)."""
     from .adjoint import differentiate_arrays
     from .array_ops import as_result
     from .emit import emit
     from .program import Program, fresh_name, real_symbol
     from .shapes import show
 
-    if backend not in (None, "numpy"):
-        raise OptionError(f"array code is printed for backend 'numpy', not {backend!r}")
+    if backend == "math":
+        raise OptionError("array code cannot be printed for backend 'math' (floats): use "
+                          "'numpy', 'jax', 'torch' or 'array_api'")
+    backend = backend or "numpy"
     if kind in ("jacobian", "hessian"):
         raise OptionError(f"{kind} of array code is not supported yet: use symgrad.grad, or "
                           "symgrad.vjp with a cotangent per output")
@@ -133,11 +135,11 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
         layout = (0, shift(layout, 1))
-    name, source = emit(derivative, kind=kind, backend="numpy", wrt=names, layout=layout)
+    name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name
-    function = compile_gradient(source, name, "numpy", info.constants)
+    function = compile_gradient(source, name, backend, info.constants)
     return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,
-                            kind=kind, backend="numpy")
+                            kind=kind, backend=backend)
 
 
 def primal_program(f, stop_gradients, wrt):

@@ -6,27 +6,23 @@ traceback through generated code shows its lines; the entry is dropped when the 
 import importlib
 import itertools
 import linecache
-import math
 import sys
 import types
 import weakref
 
+from . import backends
+
 _counter = itertools.count()
-BACKENDS = {"math": "import math", "numpy": "import numpy as np"}
-"""Backend name → the one import its generated code needs."""
+BACKENDS = {name: b.imports for name, b in backends.BACKENDS.items()}
+"""Backend name → the import line(s) its generated code needs (``backends.BACKENDS`` has the rest)."""
 
 
-OPTIONAL_IMPORTS = {"scipy": ("import scipy.special", "scipy.special", "SciPy", "scipy")}
+OPTIONAL_IMPORTS = {"scipy": ("import scipy.special", "scipy.special", "SciPy", "scipy"),
+                    "jax": ("import jax.scipy.special", "jax.scipy.special", "JAX",
+                            "'symgrad[jax]'")}
 """A module generated code may call beyond its backend's (``scipy.special.erf``, the numpy
 spelling of ``erf``): its top-level name → (the import line, the module to import, the package's
 name, what to pip install). Imported only by code that uses it."""
-
-
-def _namespace(backend):
-    if backend == "numpy":
-        import numpy
-        return {"np": numpy}
-    return {"math": math}
 
 
 def optional_modules(code):
@@ -68,18 +64,19 @@ def compile_gradient(source, function_name, backend, constants=None):
     Args:
         source: the text of one ``def`` (as ``emit`` prints it).
         function_name: the name it defines.
-        backend: "math" or "numpy": which module the code may reference.
+        backend: a name of ``backends.BACKENDS``: which module the code may reference.
         constants: name → value of the constant arrays the code reads by name (or None).
 
     Returns:
         The Python function.
 
     Raises:
-        OptionError: the code calls a module of ``OPTIONAL_IMPORTS`` that is not installed.
+        OptionError: the backend's library is not installed (naming the extra to install), or
+            the code calls a module of ``OPTIONAL_IMPORTS`` that is not installed.
     """
     filename = f"<symgrad-{next(_counter)} {function_name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace = _namespace(backend)
+    namespace = backends.backend(backend).namespace()
     namespace.update(constants or {})
     code = compile(source, filename, "exec")
     for name in optional_modules(code):

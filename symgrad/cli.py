@@ -1,11 +1,11 @@
 """The command line (``python -m symgrad`` and the ``symgrad`` script):
 
-    show FILE:FUNC [--kind K] [--wrt x,y] [--backend numpy] [--strategy S] [--latex]
+    show FILE:FUNC [--kind K] [--wrt x,y] [--backend B] [--strategy S] [--latex]
                    [--shapes X=n,d w=d]     print the generated gradient (or K: value_and_grad,
                                             jacobian, hessian, vjp)
     check FILE:F FILE:DF [--wrt x,y] [--points N] [--rtol R] [--seed S] [--strategy S]
                    [--shapes X=n,d w=d]     check a hand-derived gradient
-    export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend numpy] [--strategy S]
+    export FILE:FUNC -o OUT.py [--force] [--kind K] [--wrt x,y] [--backend B] [--strategy S]
                    [--shapes X=n,d w=d]     write a standalone module
     cache info|clear                        show the disk cache folder, its entries and size;
                                             delete the entries
@@ -32,6 +32,7 @@ import re
 import sys
 
 from . import __version__, api, diskcache
+from .backends import BACKENDS
 from .check import check_grad
 from .cli_arguments import positive_int, shapes_option, target, tolerance, wrt_option
 from .differentiate import STRATEGIES
@@ -339,8 +340,9 @@ def _add_build_options(parser):
                         help="what to differentiate with respect to: parameter or intermediate "
                              "names, or parameter indices, separated by commas (default: every "
                              "parameter without a default)")
-    parser.add_argument("--backend", choices=("math", "numpy"), default=None,
-                        help="math (floats, the default) or numpy (elementwise on arrays)")
+    parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
+                        help="math (floats, the default), numpy (elementwise on arrays), jax, "
+                             "torch or array_api (docs/backends.md)")
     _add_strategy(parser)
     _add_shapes(parser)
 

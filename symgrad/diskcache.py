@@ -24,7 +24,7 @@ import threading
 import types
 import warnings
 
-from . import dependencies
+from . import backends, dependencies
 from .dependencies import sha256
 from .cache import OPTIONAL_IMPORTS, compile_gradient
 from .errors import CacheWarning
@@ -162,8 +162,9 @@ class Entry:
                 described = dependencies.describe(record)
             except dependencies.Uncacheable:
                 return
-        extra = set(built.func.__globals__) - {"__builtins__", "math", "np", built.func.__name__,
-                                               *OPTIONAL_IMPORTS}
+        extra = set(built.func.__globals__) - {"__builtins__", built.func.__name__,
+                                               *OPTIONAL_IMPORTS} - backends.backend(
+            built.backend).bound()
         if extra:  # compiled with values the source does not hold (constant arrays)
             return
         built.cache_key = _digest([self.key, described])

@@ -1,6 +1,8 @@
 """Derivative Program → ``ast.FunctionDef`` → Python source (printed by ``astor``).
 
-The one place that knows backends (``math``, ``numpy``) and names temporaries. Steps:
+Names temporaries, and asks its backend (``backends``, printed through ``printer.Printer``) for
+what differs per library: the conversion of the arguments, a constant result, the ``errstate`` of
+NumPy. Steps:
 
 1. keep the assignments the outputs need (dead primal code is dropped), and every ``Check`` (an
    ``assert`` or ``raise`` of the primal, printed as ``if not c: raise AssertionError(m)`` where
@@ -25,6 +27,7 @@ import warnings
 import sympy
 
 from .array_emit import conversions, expand_statements, in_place, size_lines
+from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
 from .program import Check, fresh_name, replaced
@@ -44,7 +47,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     Args:
         program: a ``Program`` whose outputs are the results to return, in order (None allowed).
         kind: the prefix of the function name and the docstring's verb ("grad", "value_and_grad").
-        backend: "math" (scalars, ``math.*``) or "numpy" (``np.*``, elementwise on arrays).
+        backend: "math" (scalars, ``math.*``), "numpy" (``np.*``, elementwise on arrays), or
+            another name of ``backends.BACKENDS`` ("jax", "torch", "array_api").
         wrt: the names differentiated with respect to, for the docstring.
         layout: what the function returns, as output indices: an int returns that output, a
             (nested) tuple of them returns a (nested) tuple. None: the one output, or a tuple of
@@ -64,7 +68,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     used = sorted(set(_flatten(layout)))
     names = set(program.names)
     given = set(names)
-    printer = Printer(backend)
+    converted = [p.name for p in program.params if p.name not in program.static]
+    positional = [p.name for p in program.positional]
+    defaulted = set(positional[len(positional) - len(program.defaults):]) | {
+        name for name, value in program.kwonly.items() if value is not None}
+    data = [name for name in converted if name not in defaulted]
+    reference = data[0] if data else converted[0] if converted else None
+    printer = Printer(backend, reference=reference,
+                      constants=program.arrays.constants if program.arrays is not None else None)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -87,6 +98,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
             body = [_float_result(line, results[index]) for line in body]
         elif backend == "numpy" and values[index].is_Number and 0 < len(program.params) <= 32:
             body = [_broadcast_result(line, results[index], program.params) for line in body]
+        elif printer.vectorised and values[index].is_Number and converted:
+            body = [_full_result(line, results[index], converted, printer) for line in body]
     body.append(ast.Return(_returned(layout, results)))
     function_name = f"{kind}_{program.name}"
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
@@ -100,6 +113,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                 prelude.append(_assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
+    prelude.extend(backend_prologue(backend, data or converted, [
+        name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name))
         if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
@@ -171,7 +186,8 @@ def wrap(line, width=LINE_WIDTH):
 def _split_statement(text):
     """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
     broken)."""
-    if text.startswith("def "):
+    if text.startswith("def ") or text.endswith(")") and text.split("(", 1)[0].replace(
+            ".", "").isidentifier():  # a def, or a call as a statement: z.index_put_(...)
         return "", text
     if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
         expression = text[len("if "):-1]
@@ -291,6 +307,15 @@ def _broadcast_result(line, name, params):
         shape = ast.Attribute(ast.Call(dotted_name("np.broadcast"), [
             ast.Name(p.name, ast.Load()) for p in params], []), "shape", ast.Load())
         line.value = ast.Call(dotted_name("np.full"), [shape, line.value], [])
+    return line
+
+
+def _full_result(line, name, params, printer):
+    """A constant result of the other array backends: the arguments' broadcast shape, their
+    dtype and device."""
+    from .array_backends import broadcast_shape, full
+    if isinstance(line, ast.Assign) and line.targets[0].id == name:
+        line.value = full(printer, broadcast_shape(printer, params), line.value)
     return line
 
 
@@ -609,10 +634,10 @@ def _check_line(check, printer, emitted_back, renamed):
     for cond, holds in check.path:
         node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
         if not holds:
-            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.backend ==
-                    "numpy" else ast.UnaryOp(ast.Not(), node))
+            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.vectorised
+                    else ast.UnaryOp(ast.Not(), node))
         tests.append(node)
-    if printer.backend == "numpy":
+    if printer.vectorised:
         test = tests[0]
         for other in tests[1:]:
             test = ast.Call(printer.name("np.logical_and"), [test, other], [])

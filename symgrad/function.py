@@ -24,7 +24,7 @@ class GradientFunction(functools.partial):
             for a gradient read from the disk cache, rebuilt (with SymPy) on first access.
         function: the generated Python function itself.
         kind: "grad", "value_and_grad", "jacobian", "hessian" or "vjp".
-        backend: "math" or "numpy".
+        backend: the name of its backend ("math", "numpy", "jax", "torch", "array_api").
         origin: "<file>, line <n>" of the primal's ``def``.
         cache_key: the key of its disk cache entry (hex str), or None when it is not cacheable.
         derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
@@ -130,14 +130,15 @@ class ArrayGradientFunction(GradientFunction):
         kind: "grad", "value_and_grad" or "vjp".
         build_one: callable(shapes dict, program or None) → the ``GradientFunction`` of one
             pattern (``assemble.array_gradient`` makes it).
+        backend: the backend its specialisations are printed for.
     """
 
-    def __new__(cls, primal, kind, build_one):
+    def __new__(cls, primal, kind, build_one, backend="numpy"):
         from .specialise import Specialisations
 
         state = Specialisations(primal, build_one)
         self = functools.partial.__new__(cls, state)
-        self.primal, self.kind, self.backend, self._derivatives = primal, kind, "numpy", None
+        self.primal, self.kind, self.backend, self._derivatives = primal, kind, backend, None
         self.specialisations = state
         return self
 

@@ -2,8 +2,10 @@
 
 Numbers print as float literals (float * float is faster than float * int in CPython), ``x**2`` of a
 name as ``x * x``, ``x**(1/2)`` as ``sqrt(x)``, negative powers as divisions, ``Piecewise`` as
-``a if c else b`` (``np.where`` for numpy) so the branch not taken is never evaluated, and every
-function through the backend column of its ``rules`` row.
+``a if c else b`` (a ``where`` for the array backends) so the branch not taken is never evaluated, and
+every function through the backend column of its ``rules`` row; an array node through its row in the
+array table (``array_backends.printer_for``). The ``backends.Backend`` spells NumPy's names for the
+other libraries.
 """
 import ast
 import importlib.util
@@ -12,12 +14,13 @@ import math
 import sympy
 from sympy import S
 
+from .backends import backend as backend_named
 from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
 from .written import AsWritten
 from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
-                    Written, repeated, rule_for_class, written_spelling)
+                    Written, repeated, rule_for_class, spelling, written_spelling)
 
 
 def dotted_name(dotted):
@@ -38,11 +41,23 @@ LONG_SUM = 40
 
 
 class Printer:
-    """Prints SymPy expressions as Python AST nodes for backend "math" or "numpy"."""
+    """Prints SymPy expressions as Python AST nodes for one backend.
 
-    def __init__(self, backend):
+    Args:
+        backend: a name of ``backends.BACKENDS``.
+        reference: the parameter whose dtype and device new arrays take (the first one), for the
+            backends other than "math" and "numpy"; None: the library's defaults.
+        constants: name → value of the constant arrays the code reads (NumPy arrays in its
+            namespace), converted to the backend's arrays where they are read.
+    """
+
+    def __init__(self, backend, reference=None, constants=None):
         self.backend = backend
-        self.module = "math" if backend == "math" else "np"
+        self.spec = backend_named(backend)
+        self.module = self.spec.module
+        self.vectorised = self.spec.vectorised
+        self.reference = reference
+        self.constants = dict(constants or {})
 
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
@@ -51,12 +66,17 @@ class Printer:
         return self.node(e)
 
     def name(self, dotted):
+        """The ``ast`` of a dotted name, with NumPy's names spelled for the backend.
+
+        Raises:
+            OptionError: the name is in a module of ``OPTIONAL_IMPORTS`` that is not installed.
+        """
         root = dotted.partition(".")[0]
         if root in OPTIONAL_IMPORTS and importlib.util.find_spec(root) is None:
             _, module, package, pip_name = OPTIONAL_IMPORTS[root]
             raise OptionError(f"backend {self.backend!r} prints this function as `{dotted}`, "
                               f"which needs {package}: pip install {pip_name}")
-        return dotted_name(dotted)
+        return dotted_name(self.spec.spelling(dotted))
 
     def call(self, dotted, args):
         return ast.Call(self.name(dotted), [self.node(a) for a in args], [])
@@ -67,15 +87,34 @@ class Printer:
         return ast.Constant(value)
 
     def node(self, e):
+        if self.backend in ("jax", "torch", "array_api") and not e.is_Atom and e.is_number:
+            folded = self._constant(e)  # torch.log(10.0) raises: functions take tensors
+            if folded is not None:
+                return folded
         tree = self._node(e)
         if self.backend == "math" and not e.is_Atom and e.is_number:
             return _folded(tree)  # math.sqrt(math.pi) as its value: no call on every run
         return tree
 
+    def _constant(self, e):
+        """A number expression (``log(10)``) as the float literal the ``math`` backend folds it
+        to, or None when it has no finite float value."""
+        try:
+            tree = Printer("math").node(e)
+        except SymgradError:
+            return None
+        if isinstance(tree, ast.Constant) or isinstance(tree, ast.UnaryOp) and isinstance(
+                tree.operand, ast.Constant):
+            return tree
+        return None
+
     def _node(self, e):
         if e is None:
             return ast.Constant(None)
         if e.is_Symbol:
+            if e.name in self.constants and self.backend != "numpy":
+                from .array_backends import constant
+                return constant(self, e.name)
             return ast.Name(e.name, ast.Load())
         if e.is_Integer:  # float literals: float * float is faster than float * int
             return self.number(float(e))
@@ -113,7 +152,7 @@ class Printer:
             conjunction = isinstance(e, (sympy.And, AndThen))
             op = ast.And() if conjunction else ast.Or()
             parts = [self.node(a) for a in e.args]
-            if self.backend == "numpy":  # binary ufuncs: nest them
+            if self.vectorised:  # binary ufuncs: nest them
                 node = parts[0]
                 for part in parts[1:]:
                     node = ast.Call(self.name(
@@ -122,11 +161,11 @@ class Printer:
                 return node
             return ast.BoolOp(op, parts)
         if isinstance(e, sympy.ITE):  # a condition on a value chosen by a branch
-            if self.backend == "numpy":
-                return self.call("np.where", e.args)
+            if self.vectorised:
+                return self.where(*e.args)
             return ast.IfExp(self.node(e.args[0]), self.node(e.args[1]), self.node(e.args[2]))
         if isinstance(e, sympy.Not):
-            if self.backend == "numpy":
+            if self.vectorised:
                 return self.call("np.logical_not", e.args)
             return ast.UnaryOp(ast.Not(), self.node(e.args[0]))
         if isinstance(e, (StopGradient, Value, Copy)):
@@ -134,13 +173,14 @@ class Printer:
         if isinstance(e, AsWritten):  # the primal's float (emit replaces these first)
             return self.node(e.written)
         if getattr(e, "rule", None) is not None:  # an array node: its row prints it
-            return e.rule.numpy(self, e)
+            from .array_backends import printer_for
+            return printer_for(e.rule, self.backend)(self, e)
         if isinstance(e, Written):
             return self.written(e)
         if isinstance(e, Branch):
             cond, a, b = e.args
-            if self.backend == "numpy":
-                return self.call("np.where", [cond, _as_float(a), _as_float(b)])
+            if self.vectorised:
+                return self.where(cond, _as_float(a), _as_float(b))
             return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
@@ -166,7 +206,7 @@ class Printer:
                 args = tuple(dict.fromkeys(args))  # changes the result (the first one is kept)
                 if len(args) == 1:
                     return self.node(args[0])
-            if printed == "round" or not (self.backend == "numpy" and len(args) > 2):
+            if printed == "round" or not (self.vectorised and len(args) > 2):
                 return self.named_call(printed, [self.node(a) for a in args])
             node = self.node(args[0])
             for arg in args[1:]:
@@ -181,7 +221,7 @@ class Printer:
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
         raises ZeroDivisionError, math.log(0.0) ValueError, math.exp(1000.0) OverflowError) or
         giving nan (``numpy``, which returns nan or inf there instead of raising)."""
-        if self.backend == "numpy":
+        if self.vectorised:
             return self.name("np.nan")
         if kind == 0:
             return ast.BinOp(ast.Constant(0.0), ast.Div(), ast.Constant(0.0))
@@ -190,10 +230,12 @@ class Printer:
 
     def function(self, e):
         rule = rule_for_class(type(e))
-        printed = getattr(rule, self.backend, None) if rule is not None else None
+        printed = spelling(rule, self.backend) if rule is not None else None
         if printed is None:
+            instead = "backend=\"math\"" if self.backend == "numpy" else \
+                "backend=\"numpy\", \"jax\" or \"torch\""
             raise OptionError(f"`{type(e).__name__}` has no spelling for backend "
-                              f"{self.backend!r} in symgrad's rules: use backend=\"math\"")
+                              f"{self.backend!r} in symgrad's rules: use {instead}")
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         args = e.args
@@ -201,10 +243,12 @@ class Printer:
             args = tuple(same[0] for same in repeated(args).values())  # never changes the result
             if len(args) == 1:
                 return self.node(args[0])
-        if self.backend == "numpy" and printed in ("np.maximum", "np.minimum") and len(args) > 2:
+        if self.vectorised and printed in ("np.maximum", "np.minimum"):
+            if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
+                args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
             node = self.node(args[0])
             for arg in args[1:]:
-                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
+                node = self.extremum(printed, node, arg)
             return node
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
@@ -217,6 +261,32 @@ class Printer:
         if self.backend == "math" and printed.startswith("scipy."):
             return ast.Call(ast.Name("float", ast.Load()), [call], [])
         return call
+
+    def extremum(self, printed, node, arg):
+        """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is
+        ``torch.clamp(a, min=b)``."""
+        if self.backend == "torch" and arg.is_number:
+            bound = "min" if printed == "np.maximum" else "max"
+            return ast.Call(self.name("torch.clamp"), [node], [ast.keyword(bound, self.node(arg))])
+        return ast.Call(self.name(printed), [node, self.node(arg)], [])
+
+    def where(self, cond, a, b):
+        """``np.where(c, a, b)`` in the backend's spelling. With two numbers, the first becomes a
+        0-d array of the reference parameter's dtype (the Array API refuses two numbers, and JAX
+        and PyTorch would give their default float)."""
+        return self.where_node(cond, a, self.node(b), b.is_number)
+
+    def where_node(self, cond, a, right, right_is_number):
+        """``where`` with its last operand printed already (``right``)."""
+        left = self.node(a)
+        if self.backend != "numpy" and a.is_number and right_is_number:
+            left = self.new_array(left)
+        return ast.Call(self.name("np.where"), [self.node(cond), left, right], [])
+
+    def new_array(self, value):
+        """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""
+        from .array_backends import full
+        return full(self, ast.Tuple([], ast.Load()), value)
 
     def add(self, e, negate=False):
         """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same
@@ -283,7 +353,7 @@ class Printer:
 
     def pow(self, e):
         base, exponent = e.args
-        sqrt = "math.sqrt" if self.backend == "math" else "np.sqrt"
+        sqrt = "math.sqrt" if not self.vectorised else "np.sqrt"
         if exponent == S.Half:
             return self.call(sqrt, [base])
         if exponent == -S.Half:
@@ -304,10 +374,11 @@ class Printer:
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
         node = self.node(_as_float(last_value))
+        number = last_value.is_number
         for value, cond in reversed(pieces[:-1]):
             value = _as_float(value)
-            if self.backend == "numpy":
-                node = ast.Call(self.name("np.where"), [self.node(cond), self.node(value), node], [])
+            if self.vectorised:
+                node, number = self.where_node(cond, value, node, number), False
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node

@@ -639,6 +639,10 @@ def _at_least_two(make, large):
 
 
 # --------------------------------------------------------------------------------------------
+AS_NUMPY = "as numpy"
+"""A backend column printing the ``numpy`` column's function from that backend's library."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One primitive function.
@@ -649,6 +653,8 @@ class Rule:
         build: callable(*sympy_args) → SymPy expression; defaults to ``sympy``.
         math: name printed for backend "math" ("math.exp", or a builtin "abs"); None = ``lower``.
         numpy: name printed for backend "numpy" ("np.exp"); None = ``lower``.
+        jax, torch, array_api: the name printed for those backends; ``AS_NUMPY`` (the default):
+            the ``numpy`` name in that library (``jnp.exp``, ``torch.exp``, ``xp.exp``).
         derivative: None (SymPy's fdiff), ZERO, or callable(expr, i) → ∂expr/∂(args[i]).
         lower: callable(*args) → an equivalent SymPy expression printable without this function.
         domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1",
@@ -661,6 +667,9 @@ class Rule:
     build: object = None
     math: str = None
     numpy: str = None
+    jax: str = AS_NUMPY
+    torch: str = AS_NUMPY
+    array_api: str = AS_NUMPY
     derivative: object = None
     lower: object = None
     domain: str = "real"
@@ -700,36 +709,54 @@ RULES = (
     Rule(("math.cos", "numpy.cos"), sympy.cos, math="math.cos", numpy="np.cos"),
     Rule(("math.tan", "numpy.tan"), sympy.tan, math="math.tan", numpy="np.tan", domain="unit"),
     Rule(("math.asin", "numpy.arcsin"), sympy.asin, math="math.asin", numpy="np.arcsin",
+         torch="torch.asin", array_api="xp.asin",
          domain="unit"),
     Rule(("math.acos", "numpy.arccos"), sympy.acos, math="math.acos", numpy="np.arccos",
+         torch="torch.acos", array_api="xp.acos",
          domain="unit"),
-    Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan"),
+    Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan",
+         torch="torch.atan", array_api="xp.atan"),
     Rule(("math.atan2", "numpy.arctan2"), sympy.atan2, math="math.atan2", numpy="np.arctan2",
+         torch="torch.atan2", array_api="xp.atan2",
          domain="positive", nargs=(2,)),
     Rule(("math.sinh", "numpy.sinh"), sympy.sinh, math="math.sinh", numpy="np.sinh"),
     Rule(("math.cosh", "numpy.cosh"), sympy.cosh, math="math.cosh", numpy="np.cosh"),
     Rule(("math.tanh", "numpy.tanh"), sympy.tanh, math="math.tanh", numpy="np.tanh"),
-    Rule(("math.asinh", "numpy.arcsinh"), sympy.asinh, math="math.asinh", numpy="np.arcsinh"),
+    Rule(("math.asinh", "numpy.arcsinh"), sympy.asinh, math="math.asinh", numpy="np.arcsinh",
+         torch="torch.asinh", array_api="xp.asinh"),
     Rule(("math.acosh", "numpy.arccosh"), sympy.acosh, math="math.acosh", numpy="np.arccosh",
+         torch="torch.acosh", array_api="xp.acosh",
          domain=">1"),
     Rule(("math.atanh", "numpy.arctanh"), sympy.atanh, math="math.atanh", numpy="np.arctanh",
+         torch="torch.atanh", array_api="xp.atanh",
          domain="unit"),
-    Rule(("math.erf",), sympy.erf, math="math.erf", numpy="scipy.special.erf"),
-    Rule(("math.erfc",), sympy.erfc, math="math.erfc", numpy="scipy.special.erfc"),
+    Rule(("math.erf",), sympy.erf, math="math.erf", numpy="scipy.special.erf",
+         jax="jax.scipy.special.erf", torch="torch.special.erf", array_api=None),
+    Rule(("math.erfc",), sympy.erfc, math="math.erfc", numpy="scipy.special.erfc",
+         jax="jax.scipy.special.erfc", torch="torch.special.erfc", array_api=None),
     # --- scipy.special (when SciPy is installed): printed as SciPy's own, on both backends ------
-    Rule(("scipy.special.erf",), sympy.erf, math="scipy.special.erf", numpy="scipy.special.erf"),
+    Rule(("scipy.special.erf",), sympy.erf, math="scipy.special.erf", numpy="scipy.special.erf",
+         jax="jax.scipy.special.erf", torch="torch.special.erf", array_api=None),
     Rule(("scipy.special.erfc",), sympy.erfc, math="scipy.special.erfc",
-         numpy="scipy.special.erfc"),
+         numpy="scipy.special.erfc",
+         jax="jax.scipy.special.erfc", torch="torch.special.erfc", array_api=None),
     Rule(("scipy.special.expit",), Expit, math="scipy.special.expit",
-         numpy="scipy.special.expit"),
+         numpy="scipy.special.expit",
+         jax="jax.scipy.special.expit", torch="torch.special.expit", array_api=None),
     Rule(("scipy.special.logit",), Logit, math="scipy.special.logit", numpy="scipy.special.logit",
+         jax="jax.scipy.special.logit", torch="torch.special.logit", array_api=None,
          domain="probability"),
     Rule(("scipy.special.xlogy",), XLogY, math="scipy.special.xlogy", numpy="scipy.special.xlogy",
+         jax="jax.scipy.special.xlogy", torch="torch.special.xlogy", array_api=None,
          domain="positive", nargs=(2,)),
     Rule(("scipy.special.gammaln",), GammaLn, math="scipy.special.gammaln",
-         numpy="scipy.special.gammaln", domain="positive"),
+         numpy="scipy.special.gammaln",
+         jax="jax.scipy.special.gammaln", torch="torch.special.gammaln", array_api=None,
+         domain="positive"),
     Rule(("scipy.special.digamma", "scipy.special.psi"), Digamma, math="scipy.special.digamma",
-         numpy="scipy.special.digamma", domain="positive"),
+         numpy="scipy.special.digamma",
+         jax="jax.scipy.special.digamma", torch="torch.special.digamma", array_api=None,
+         domain="positive"),
     # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
     Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
@@ -741,6 +768,7 @@ RULES = (
     Rule(("numpy.sign",), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
     Rule((), StopGradient, derivative=ZERO),
     Rule((), Polygamma, math="scipy.special.polygamma", numpy="scipy.special.polygamma",
+         jax="jax.scipy.special.polygamma", torch="torch.special.polygamma", array_api=None,
          nargs=(2,)),
 )
 
@@ -808,12 +836,21 @@ def rule_for_callable(obj):
     return found[1] if found is not None and found[0] is obj else None
 
 
+def spelling(rule, backend):
+    """The name ``rule``'s SymPy class prints as for ``backend`` (its column; ``AS_NUMPY`` gives
+    the ``numpy`` column, which the printer spells in the backend's library), or None."""
+    printed = getattr(rule, backend)
+    return rule.numpy if printed == AS_NUMPY else printed
+
+
 def written_spelling(rule, backend):
     """How a call of ``rule`` written in the source is printed for ``backend`` (``math.sqrt``,
     ``np.sqrt``, ``abs``), or None."""
-    printed = getattr(rule, backend)
+    printed = spelling(rule, backend)
     if printed:
         return printed
+    if getattr(rule, backend) == AS_NUMPY:
+        backend = "numpy"
     prefix = "math." if backend == "math" else "numpy."
     for dotted in rule.python:
         if dotted.startswith(prefix):

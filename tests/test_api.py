@@ -150,7 +150,7 @@ def test_wrt_errors_after_an_equal_valid_wrt_was_cached(good, bad):
     dict(unconnected="nan"),
     dict(unconnected=None),
     dict(unconnected="None"),
-    dict(backend="torch"),
+    dict(backend="tensorflow"),
     dict(strategy="forward"),
     dict(strategy=None),
 ])

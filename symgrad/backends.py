@@ -1,0 +1,187 @@
+"""The backends: for each library symgrad prints gradients for, what its generated code imports and
+how the printer spells what differs from NumPy.
+
+A ``Backend`` is the printer's setting for one library. Which function a SymPy class prints as is
+a column of ``rules.RULES`` (``math``, ``numpy``, ``jax``, ``torch``, ``array_api``); how an array
+node prints is its row's ``numpy`` printer, with the NumPy names it calls spelled for the backend
+(``names`` here) and, where the library needs another form, an entry of the array table's backend
+columns (``array_backends.PRINTERS``). Nothing else in symgrad knows the libraries: ``emit`` asks
+its backend for the lines that differ (the conversion of the arguments, a constant result, the
+test of an ``assert`` on arrays) and whether arrays may be written in place (``mutable``: JAX
+arrays are immutable).
+
+Importing this module imports none of the libraries: ``namespace`` imports the backend's modules
+when a gradient is compiled, and a missing one is an ``OptionError`` naming the extra to install.
+"""
+import ast
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+
+from .errors import OptionError
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One library generated code may be printed for.
+
+    Attributes:
+        name: the ``backend=`` value ("math", "numpy", "jax", "torch", "array_api").
+        module: the name the generated code calls functions through ("math", "np", "jnp",
+            "torch", "xp").
+        imports: the import lines an exported module starts with.
+        packages: the top-level modules that must be importable.
+        extra: the ``pip install 'symgrad[extra]'`` that installs them (None: always present).
+        vectorised: elementwise on arrays: a branch is a ``where``, ``and`` a ``logical_and``
+            (every backend but "math").
+        mutable: arrays may be written in place (``z[1:] += g``); False for JAX.
+        names: NumPy function names (after ``np.``) spelled otherwise in this library, for the
+            array rows and written calls (elementwise functions have their ``rules`` column).
+    """
+
+    name: str
+    module: str
+    imports: str
+    packages: tuple = ()
+    extra: str = None
+    vectorised: bool = True
+    mutable: bool = True
+    names: dict = field(default_factory=dict)
+
+    def spelling(self, dotted):
+        """The name of the NumPy function ``dotted`` ("np.concatenate") in this library
+        ("torch.cat"); any other name as it is."""
+        if self.name in ("math", "numpy") or not dotted.startswith("np."):
+            return dotted
+        rest = dotted[len("np."):]
+        return f"{self.module}.{self.names.get(rest, rest)}"
+
+    def require(self):
+        """Raise ``OptionError`` naming the extra to install when a package is missing."""
+        for package in self.packages:
+            if importlib.util.find_spec(package) is None:
+                how = f"pip install 'symgrad[{self.extra}]'" if self.extra else \
+                    f"pip install {package}"
+                raise OptionError(f"backend {self.name!r} needs {package}, which is not "
+                                  f"installed: {how}")
+
+    def bound(self):
+        """The names the import lines bind (``{"jnp"}``), without importing anything."""
+        names = set()
+        for statement in ast.parse(self.imports).body:
+            for alias in statement.names:
+                names.add(alias.asname or alias.name.split(".")[0])
+        return names
+
+    def namespace(self):
+        """The names the generated code reads, imported now (``{"jnp": jax.numpy}``)."""
+        self.require()
+        tree = ast.parse(self.imports)
+        names = {}
+        for statement in tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    module = importlib.import_module(alias.name)
+                    if alias.asname is None:
+                        names[alias.name.split(".")[0]] = importlib.import_module(
+                            alias.name.split(".")[0])
+                    else:
+                        names[alias.asname] = module
+            else:
+                module = importlib.import_module(statement.module)
+                for alias in statement.names:
+                    names[alias.asname or alias.name] = getattr(module, alias.name)
+        return names
+
+
+BACKENDS = {
+    "math": Backend("math", "math", "import math", vectorised=False),
+    "numpy": Backend("numpy", "np", "import numpy as np", packages=("numpy",)),
+    "jax": Backend("jax", "jnp", "import jax.numpy as jnp", packages=("jax",), extra="jax",
+                   mutable=False),
+    "torch": Backend("torch", "torch", "import torch", packages=("torch",), extra="torch",
+                     names={"power": "pow", "concatenate": "cat", "transpose": "permute",
+                            "max": "amax", "min": "amin"}),
+    "array_api": Backend("array_api", "xp", "from array_api_compat import array_namespace, "
+                         "device", packages=("array_api_compat",), extra="array-api",
+                         mutable=False,
+                         names={"power": "pow", "concatenate": "concat",
+                                "transpose": "permute_dims", "cumsum": "cumulative_sum"}),
+}
+"""Backend name → its ``Backend``, in the order the documentation lists them. ``array_api`` is
+not ``mutable``: one text must also run on JAX arrays."""
+
+
+def backend(name):
+    """The ``Backend`` called ``name``.
+
+    Raises:
+        OptionError: ``name`` is not one of ``BACKENDS``.
+    """
+    try:
+        return BACKENDS[name]
+    except (KeyError, TypeError):
+        raise OptionError(f"backend must be one of {tuple(BACKENDS)}, not {name!r}") from None
+
+
+# --- the lines ``emit`` asks its backend for -----------------------------------------------------
+def _name(text):
+    return ast.Name(text, ast.Load())
+
+
+def _attribute(dotted):
+    parts = dotted.split(".")
+    node = _name(parts[0])
+    for part in parts[1:]:
+        node = ast.Attribute(node, part, ast.Load())
+    return node
+
+
+def _converted(spec, name):
+    """The argument ``name`` as an array of the backend: a float array keeps its dtype, a Python
+    number becomes a float64 array (as Python floats are); JAX and PyTorch make other arrays
+    float64 arrays too, the Array API leaves them (its namespace comes from the arrays)."""
+    x = _name(name)
+    if spec.name == "jax":  # jnp.result_type(x, float): float32 stays, a Python float is float64
+        return ast.Call(_attribute("jnp.asarray"), [x], [ast.keyword("dtype", ast.Call(
+            _attribute("jnp.result_type"), [x, _name("float")], []))])
+    if spec.name == "torch":  # detach: no autograd tape (torch.no_grad semantics)
+        floating = ast.BoolOp(ast.And(), [ast.Call(_attribute("torch.is_tensor"), [x], []),
+                                          ast.Call(ast.Attribute(x, "is_floating_point",
+                                                                 ast.Load()), [], [])])
+        return ast.IfExp(floating, ast.Call(ast.Attribute(x, "detach", ast.Load()), [], []),
+                         ast.Call(_attribute("torch.as_tensor"), [x], [ast.keyword(
+                             "dtype", _attribute("torch.float64"))]))
+    number = ast.Call(_name("isinstance"), [x, ast.Tuple([_name("int"), _name("float")],
+                                                         ast.Load())], [])
+    return ast.IfExp(number, ast.Call(_attribute("xp.asarray"), [x], [ast.keyword(
+        "dtype", _attribute("xp.float64"))]), x)
+
+
+def prologue(name, params, hyperparameters=()):
+    """The first lines of a function of the backend ``name``: the Array API's namespace
+    (``xp = array_namespace(x, y)``), then each parameter in ``params`` (names) converted to an
+    array of the backend, then each of ``hyperparameters`` (the parameters with a default, such
+    as ``delta=1.0``) to an array of the first parameter's dtype and device, so that float32 data
+    gives float32 results; nothing for "math" (and "numpy", whose conversion ``emit`` prints)."""
+    spec = backend(name)
+    if spec.name in ("math", "numpy") or not params:
+        return []
+    lines = []
+    if spec.name == "array_api":
+        lines.append(ast.Assign([ast.Name("xp", ast.Store())], ast.Call(
+            _name("array_namespace"), [_name(p) for p in (*params, *hyperparameters)], []),
+            lineno=None))
+    for p in params:
+        lines.append(ast.Assign([ast.Name(p, ast.Store())], _converted(spec, p), lineno=None))
+    reference = _name(params[0])
+    like = [ast.keyword("dtype", ast.Attribute(reference, "dtype", ast.Load()))]
+    if spec.name == "torch":
+        like.append(ast.keyword("device", ast.Attribute(reference, "device", ast.Load())))
+    if spec.name == "array_api":
+        like.append(ast.keyword("device", ast.Call(_name("device"), [reference], [])))
+    function = {"jax": "jnp.asarray", "torch": "torch.as_tensor", "array_api": "xp.asarray"}
+    for p in hyperparameters:
+        lines.append(ast.Assign([ast.Name(p, ast.Store())], ast.Call(
+            _attribute(function[spec.name]), [_name(p)], like), lineno=None))
+    return lines
