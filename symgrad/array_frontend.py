@@ -12,6 +12,8 @@ the first array construct raises ``NeedsShapes``, and the caller builds at call 
 per pattern of ranks (and size-1 axes) of the arguments.
 """
 import ast
+import builtins
+import keyword
 
 import numpy as np
 import sympy
@@ -32,6 +34,8 @@ from .resolve import _Py
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
+_RESERVED = ("np", "numpy", "math", "sympy", "scipy")
+"""Modules the generated code names: a size named so would hide them (builtins are refused too)."""
 _POOL = ("n", "d", "k", "m", "p", "q", "r", "s")
 """Names of call-time sizes, in order of first appearance (unless the code names them)."""
 
@@ -114,6 +118,11 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                                       "(\"n\") or ints >= 1")
                 elif isinstance(d, int):
                     shape.append(sympy.Integer(d))
+                elif d in names or d in _RESERVED or keyword.iskeyword(d) or hasattr(builtins, d):
+                    what = "a parameter of the function" if d in names else \
+                        "a name the generated code uses"
+                    raise OptionError(f"shapes[{name!r}] names the size {d!r}, which is {what}: "
+                                      "give the size another name (\"n\", \"d\")")
                 else:
                     symbol = dim_symbol(d)
                     self.dims.named.add(symbol)

@@ -128,6 +128,8 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         table.table.update(zip(cotangents, shapes))
         program.arrays = info.with_shapes(table)
     derivative = differentiate_arrays(program, names, unconnected, cotangents)
+    if cotangents is not None:  # each checked against its output's shape (array_emit.size_lines)
+        derivative.cotangent_outputs = {c.name: o for c, o in zip(cotangents, program.output_names)}
     layout = 0 if single else tuple(range(len(names)))
     if kind == "value_and_grad":
         derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs

@@ -1,0 +1,105 @@
+"""Array code computes the primal's floats and returns what the contract says (the hostile
+tester's findings of 2026-12-01): results are distinct arrays, a vjp's cotangent has its output's
+shape, size names do not hide the generated code's names, and a branch on an array expression is
+never decided on SymPy's rearranged form of it.
+
+Reference values: the primal itself in float64, and central differences along random directions.
+"""
+import numpy as np
+import pytest
+
+import symgrad
+
+RNG = np.random.default_rng(20261202)
+
+
+def central(f, args, k, v, h=1e-6):
+    """The central difference of ``f`` at ``args`` along ``v`` for argument ``k``."""
+    plus, minus = list(args), list(args)
+    plus[k] = args[k] + h * v
+    minus[k] = args[k] - h * v
+    return (f(*plus) - f(*minus)) / (2 * h)
+
+
+def assert_directional(f, gradients, args):
+    for k, g in enumerate(gradients):
+        v = RNG.standard_normal(np.shape(args[k]))
+        assert np.sum(g * v) == pytest.approx(central(f, args, k, v), rel=1e-6, abs=1e-8)
+
+
+# --- results are distinct arrays (equal gradients of two parameters) -------------------------
+
+def exp_sum(x, y):
+    return np.sum(np.exp(x + y))
+
+
+def plain_sum(x, y, z):
+    return np.sum(x + y + z)
+
+
+def test_equal_gradients_are_distinct_arrays():
+    x, y = np.zeros(3), np.ones(3)
+    gx, gy = symgrad.grad(exp_sum)(x, y)
+    assert gx is not gy and not np.shares_memory(gx, gy)
+    gx *= 0.5  # an in-place update of one gradient leaves the other
+    np.testing.assert_allclose(gy, np.exp(x + y), rtol=1e-15)
+    np.testing.assert_allclose(gx, 0.5 * np.exp(x + y), rtol=1e-15)
+    assert_directional(exp_sum, symgrad.grad(exp_sum)(x, y), (x, y))
+    grads = symgrad.grad(plain_sum)(x, y, np.full(3, 2.0))
+    assert len({id(g) for g in grads}) == 3
+    for g in grads:
+        np.testing.assert_array_equal(g, np.ones(3))
+
+
+# --- a vjp's cotangent has the shape of its output --------------------------------------------
+
+def exp_elementwise(x):
+    return np.exp(x)
+
+
+def tanh_layer(W, x):
+    return np.tanh(W @ x)
+
+
+@pytest.mark.parametrize("cotangent", [np.ones((3, 1)), np.ones((3, 3)), 1.0, np.ones(2)])
+def test_vjp_refuses_a_cotangent_of_another_shape(cotangent):
+    v = symgrad.vjp(exp_elementwise, shapes={"x": ("n",)})
+    with pytest.raises(ValueError, match=r"cotangent dexp_elementwise must have the shape "
+                       r"\(n,\) of the output exp_elementwise"):
+        v(np.array([0.0, 1.0, 2.0]), cotangent)
+
+
+def test_vjp_cotangent_of_the_right_shape():
+    x, u = np.array([0.0, 1.0, 2.0]), np.array([0.5, -1.0, 2.0])
+    v = symgrad.vjp(exp_elementwise, shapes={"x": ("n",)})
+    np.testing.assert_allclose(v(x, u), u * np.exp(x), rtol=1e-15)
+    v = symgrad.vjp(tanh_layer)
+    for cotangent in (np.ones((2, 1)), 1.0, np.ones(3)):
+        with pytest.raises(ValueError, match=r"cotangent dtanh_layer must have the shape"):
+            v(np.ones((2, 3)), np.ones(3), cotangent)
+    W, x, u = RNG.standard_normal((2, 3)), RNG.standard_normal(3), RNG.standard_normal(2)
+    gW, gx = v(W, x, u)
+    assert_directional(lambda W, x: np.dot(u, tanh_layer(W, x)), (gW, gx), (W, x))
+
+
+# --- size names in shapes= ----------------------------------------------------------------------
+
+def least_squares(X, w, y):
+    r = X @ w - y
+    return np.sum(r ** 2) / X.shape[0]
+
+
+@pytest.mark.parametrize("size, what", [("np", "generated code"), ("float", "generated code"),
+                                        ("w", "parameter"), ("X", "parameter"),
+                                        ("isinstance", "generated code")])
+def test_a_size_name_that_hides_a_name_is_refused(size, what):
+    with pytest.raises(symgrad.OptionError, match=f"size '{size}', which is .*{what}"):
+        symgrad.grad(least_squares, shapes={"X": ("n", size), "w": (size,), "y": ("n",)})
+
+
+def test_a_size_named_like_a_primal_variable_is_fine():
+    X, w, y = RNG.standard_normal((4, 3)), RNG.standard_normal(3), RNG.standard_normal(4)
+    g = symgrad.grad(least_squares, shapes={"X": ("n", "r"), "w": ("r",), "y": ("n",)})
+    grads = g(X, w, y)
+    np.testing.assert_allclose(grads[1], 2 * X.T @ (X @ w - y) / 4, rtol=1e-12)
+    assert_directional(least_squares, grads, (X, w, y))
