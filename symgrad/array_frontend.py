@@ -23,7 +23,7 @@ from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
 from .fence import dotted
-from .frontend import _Reader
+from .frontend import _NotWritten, _Reader
 from .program import Assignment, fresh_name, real_symbol
 from .rules import StopGradient
 from .source import read_source
@@ -82,6 +82,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.used_arrays = False
         self.bound_nodes = {}  # array node -> the symbol it is bound to
         self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
+        self.writing_condition = False  # reading a condition's operands as the source computes them
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -313,11 +314,49 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         return cond
 
     def condition(self, node, frame):
-        cond = super().condition(node, frame)
+        writing, self.writing_condition = self.writing_condition, self.array_mode
+        try:
+            cond = super().condition(node, frame)
+        finally:
+            self.writing_condition = writing
         if self.is_array(cond, node, frame):
             self.fail(node, frame, "the truth value of an array is ambiguous (`if`, `while`, "
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
+
+    def _written(self, node, frame):
+        """A condition's operand as the source computes it, array calls included: ``np.sum(x /
+        3.0 * 3.0)`` is the sum of ``x / 3.0 * 3.0`` as written, not SymPy's ``sum(x)``, so that
+        the generated code decides the branch on the primal's float (``frontend._Reader.written``).
+        """
+        if not (self.writing_condition and isinstance(node, ast.Call)):
+            return super()._written(node, frame)
+        func, given = node.func, []
+        rule = None
+        if isinstance(func, ast.Attribute):
+            base = self.value(func.value, frame)
+            if not isinstance(base, _Py):
+                rule, given = arrays.rule_for_method(func.attr), [func.value]
+        if rule is None and not given:
+            value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) \
+                else None
+            rule = arrays.rule_for_callable(value.obj) if isinstance(value, _Py) else None
+        if rule is None:
+            return super()._written(node, frame)
+        spelling = dotted(func) or "?"
+        return self.row_call(rule, node, frame, [self.written_argument(a, frame) for a in given],
+                             spelling, argument=self.written_argument)
+
+    def written_argument(self, node, frame):
+        """An argument of an array call in a condition, as written (``_NotWritten`` where an
+        expression of variables cannot be kept as written)."""
+        try:
+            return self._written(node, frame)
+        except _NotWritten:
+            value = self.argument(node, frame)
+            if isinstance(value, sympy.Basic) and value.free_symbols:
+                raise
+            return value
 
     def integer(self, node, frame):
         value = self.value(node, frame)

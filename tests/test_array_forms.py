@@ -103,3 +103,68 @@ def test_a_size_named_like_a_primal_variable_is_fine():
     grads = g(X, w, y)
     np.testing.assert_allclose(grads[1], 2 * X.T @ (X @ w - y) / 4, rtol=1e-12)
     assert_directional(least_squares, grads, (X, w, y))
+
+
+# --- a branch on an array expression is decided on the primal's float --------------------------
+
+def branch_on_rearranged_sum(x):
+    if np.sum(x / 3.0 * 3.0) > np.sum(x):
+        return np.sum(x ** 2)
+    return -np.sum(x)
+
+
+def branch_on_rearranged_method(x):
+    if (x * 0.1 * 3.0).sum() > 0.9 or np.max(x / 3.0 * 3.0) > np.max(x):
+        return np.sum(x ** 3)
+    return np.sum(x)
+
+
+def rearranged_choice(x):
+    return np.sum(x ** 2) if np.sum((x + 1e16) - 1e16) > np.sum(x) else np.sum(x ** 3)
+
+
+CASES = [  # function, its condition in float, the gradients of its two branches
+    (branch_on_rearranged_sum, lambda x: np.sum(x / 3.0 * 3.0) > np.sum(x),
+     lambda x: 2 * x, lambda x: -np.ones_like(x)),
+    (branch_on_rearranged_method,
+     lambda x: (x * 0.1 * 3.0).sum() > 0.9 or np.max(x / 3.0 * 3.0) > np.max(x),
+     lambda x: 3 * x ** 2, lambda x: np.ones_like(x)),
+    (rearranged_choice, lambda x: np.sum((x + 1e16) - 1e16) > np.sum(x),
+     lambda x: 2 * x, lambda x: 3 * x ** 2),
+]
+
+
+@pytest.mark.parametrize("f, cond, taken, other", CASES)
+def test_a_branch_on_an_array_expression_follows_the_primal(f, cond, taken, other):
+    # the points where float decides otherwise than SymPy's simplified condition: in float
+    # 0.10990990990990991 / 3.0 * 3.0 > 0.10990990990990991, (1.0 * 0.1) * 3.0 > 0.3, and
+    # (0.7 + 1e16) - 1e16 is 0.0; the branches are checked by central differences of their own
+    points = [np.array([0.10990990990990991]), np.array([1.0]), np.array([0.7, 1.3, -0.4]),
+              np.array([0.5, 1.0]), np.array([3.0])]
+    g, vg = symgrad.grad(f), symgrad.value_and_grad(f)
+    decided = set()
+    for x in points:
+        expected = taken(x) if cond(x) else other(x)
+        decided.add(bool(cond(x)))
+        np.testing.assert_allclose(g(x), expected, rtol=1e-14)
+        value, gx = vg(x)
+        assert value == pytest.approx(f(x), rel=1e-15)
+        np.testing.assert_allclose(gx, expected, rtol=1e-14)
+    assert decided == {True, False}  # both branches are taken by some point
+    for branch in (taken, other):  # the hand-derived branch gradients, against differences
+        x = np.array([0.3, 1.7])
+        v = RNG.standard_normal(2)
+        assert np.sum(branch(x) * v) == pytest.approx(
+            central(_branch_primal(f, branch is taken), (x,), 0, v), rel=1e-6)
+
+
+def _branch_primal(f, first):
+    """The primal of one branch of a CASES function (smooth: for central differences)."""
+    return {
+        (branch_on_rearranged_sum, True): lambda x: np.sum(x ** 2),
+        (branch_on_rearranged_sum, False): lambda x: -np.sum(x),
+        (branch_on_rearranged_method, True): lambda x: np.sum(x ** 3),
+        (branch_on_rearranged_method, False): lambda x: np.sum(x),
+        (rearranged_choice, True): lambda x: np.sum(x ** 2),
+        (rearranged_choice, False): lambda x: np.sum(x ** 3),
+    }[f, first]
