@@ -83,6 +83,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.bound_nodes = {}  # array node -> the symbol it is bound to
         self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
         self.writing_condition = False  # reading a condition's operands as the source computes them
+        self.returned_nodes = set()  # ids of the value nodes of `return` statements
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -153,6 +154,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         program.names = taken | {s.name for s in final.values()}
         program.assignments = [_replace(a, rule) for a in program.assignments]
         program.outputs = tuple(o if o is None else o.xreplace(rule) for o in program.outputs)
+        program.written_outputs = tuple(o if not isinstance(o, sympy.Basic) else o.xreplace(rule)
+                                        for o in program.written_outputs)
         table = {s: tuple(d.xreplace(rule) for d in dims.resolve(shape))
                  for s, shape in dims.table.items()}
         sources = {}
@@ -323,6 +326,25 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             self.fail(node, frame, "the truth value of an array is ambiguous (`if`, `while`, "
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
+
+    def block(self, stmts, frame):
+        for stmt in stmts:  # a returned value is read as written too (the value it returns)
+            if isinstance(stmt, ast.Return) and stmt.value is not None:
+                self.returned_nodes.add(id(stmt.value))
+        return super().block(stmts, frame)
+
+    def written(self, node, frame, value):
+        if not (self.array_mode and id(node) in self.returned_nodes):
+            return super().written(node, frame, value)
+        writing, self.writing_condition = self.writing_condition, True
+        try:
+            written = super().written(node, frame, value)
+        finally:
+            self.writing_condition = writing
+        if isinstance(value, sympy.Symbol) and isinstance(written, sympy.Expr) and \
+                written != value and not self.dims.of(value):
+            self.written_of[value] = written  # a returned number: `value` prints it as written
+        return written
 
     def _written(self, node, frame):
         """A condition's operand as the source computes it, array calls included: ``np.sum(x /

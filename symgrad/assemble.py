@@ -132,7 +132,8 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         derivative.cotangent_outputs = {c.name: o for c, o in zip(cotangents, program.output_names)}
     layout = 0 if single else tuple(range(len(names)))
     if kind == "value_and_grad":
-        derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
+        value = (program.written_outputs or outputs)[0]  # the primal's float, as written
+        derivative.outputs = (as_result(value, ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
         layout = (0, shift(layout, 1))
     name, source = emit(derivative, kind=kind, backend="numpy", wrt=names, layout=layout)

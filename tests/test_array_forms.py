@@ -168,3 +168,45 @@ def _branch_primal(f, first):
         (rearranged_choice, True): lambda x: np.sum(x ** 2),
         (rearranged_choice, False): lambda x: np.sum(x ** 3),
     }[f, first]
+
+
+# --- value_and_grad's value is the primal's float -------------------------------------------------
+
+def cancelled_offset(x):
+    return np.sum((x + 1e16) - 1e16)
+
+
+def cancelled_difference(x):
+    return np.sum(x / 3.0 * 3.0) - np.sum(x)
+
+
+def folded_constants(x):
+    return np.sum(x * 0.1 * 3.0)
+
+
+def chosen_value(x):
+    if np.sum(x) > 1.0:
+        return np.sum((x + 1e16) - 1e16)
+    return np.sum(x * 0.1 * 3.0)
+
+
+@pytest.mark.parametrize("f, gradient", [
+    (cancelled_offset, lambda x: np.ones_like(x)),
+    (cancelled_difference, lambda x: np.zeros_like(x)),
+    (folded_constants, lambda x: np.full_like(x, 0.1 * 3.0)),
+    (chosen_value, lambda x: np.ones_like(x) if np.sum(x) > 1.0 else np.full_like(x, 0.3)),
+])
+def test_value_and_grad_returns_the_primal_value(f, gradient):
+    # (0.7 + 1e16) - 1e16 is 0.0 and 1.0 * 0.1 * 3.0 is 0.30000000000000004 in float: the
+    # primal's sums are 2.0 and 0.9 where SymPy's forms (sum(x), 0.30000000000000004 * x) give
+    # 1.6 and 0.9000000000000001
+    for x in (np.array([0.7, 1.3, -0.4]), np.array([1.0, 0.7, 1.3]), np.array([0.1, 0.7, 1.3]),
+              np.array([0.2, 0.3])):
+        value, gx = symgrad.value_and_grad(f)(x)
+        assert value == f(x) and type(value) is float
+        np.testing.assert_allclose(gx, gradient(x), rtol=1e-14, atol=1e-300)
+    if f in (folded_constants, cancelled_difference):  # (x + 1e16) - 1e16 is a step in float
+        x = np.array([0.3, 1.1, 0.5])
+        v = RNG.standard_normal(3)
+        assert np.sum(gradient(x) * v) == pytest.approx(central(f, (x,), 0, v), rel=1e-6,
+                                                        abs=1e-9)
