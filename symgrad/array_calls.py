@@ -103,14 +103,16 @@ class CallReader:
                              "use the NumPy functions listed in docs/arrays.md")
         return self.row_call(rule, node, frame, [base], f".{name}")
 
-    def row_call(self, rule, node, frame, given, spelling):
-        """A call of an array row: arguments bound to its signature, then its ``read``."""
+    def row_call(self, rule, node, frame, given, spelling, argument=None):
+        """A call of an array row: arguments bound to its signature, then its ``read``;
+        ``argument(node, frame)`` reads each argument (``self.argument`` unless given)."""
+        argument = argument or self.argument
         signature = rule.signature
         if any(isinstance(a, ast.Starred) for a in node.args) or any(
                 kw.arg is None for kw in node.keywords):
             self.fail(node, frame, f"`*` or `**` arguments to `{spelling}` are not supported",
                       "pass the arguments one by one")
-        positional = list(given) + [self.argument(a, frame) for a in node.args]
+        positional = list(given) + [argument(a, frame) for a in node.args]
         bound = {}
         extra = ()
         if signature and signature[-1][0].startswith("*"):  # np.einsum(subscripts, *operands)
@@ -132,7 +134,7 @@ class CallReader:
             if kw.arg not in known or kw.arg in bound:
                 self.fail(kw, frame, f"the keyword argument `{kw.arg}` of `{spelling}` is not "
                           "supported", f"`{spelling}` takes {', '.join(sorted(known))}")
-            bound[kw.arg] = self.argument(kw.value, frame)
+            bound[kw.arg] = argument(kw.value, frame)
         for name, default in signature:
             name = name.lstrip("*")
             if name not in bound:

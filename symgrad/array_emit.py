@@ -98,15 +98,36 @@ def expand_statements(body, names):
     return out
 
 
-def size_lines(info, body, params, function_name):
+def size_lines(info, body, params, function_name, cotangents=None):
     """``n = X.shape[0]`` for each size the code reads, then a check of every other axis that the
     build takes to be that size (``if y.shape[0] != n: raise ValueError(...)``): where the primal
-    would raise for sizes that do not match, the gradient must not return numbers."""
+    would raise for sizes that do not match, the gradient must not return numbers.
+
+    ``cotangents`` (a vjp's): cotangent parameter name → the name of its output; each cotangent
+    must have exactly its output's shape, rank included (``np.shape(dy) != (n,)``: a (n, 1)
+    cotangent would broadcast to an (n, n) result), else the code raises ``ValueError`` naming it.
+    """
     from .array_nodes import int_ast
+    from .shapes import show
+    cotangents = cotangents or {}
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    actual, wanted, named = [], [], []
+    actual, wanted, named, cotangent_checks = [], [], [], []
     for p in params:
+        if p.name in cotangents:
+            shape = info.shapes.resolve(info.shapes.table.get(p, ()))
+            message = (f"{function_name}: the cotangent {p.name} must have the shape "
+                       f"{show(shape)} of the output {cotangents[p.name]}")
+            test = ast.Compare(ast.Call(_np("shape"), [ast.Name(p.name, ast.Load())], []),
+                               [ast.NotEq()], [ast.Tuple([int_ast(d) for d in shape], ast.Load())])
+            given = ast.Call(ast.Name("str", ast.Load()), [ast.Call(
+                _np("shape"), [ast.Name(p.name, ast.Load())], [])], [])
+            cotangent_checks.append(ast.If(test, [ast.Raise(ast.Call(
+                ast.Name("ValueError", ast.Load()), [ast.BinOp(
+                    ast.Constant(message + ", not "), ast.Add(), given)], []), None)], []))
+            for d in shape:
+                read.update(s.name for s in d.free_symbols)
+            continue
         for axis, dim in enumerate(info.shapes.table.get(p, ())):
             if dim == 1 or info.dims.get(dim) == (p.name, axis):
                 continue
@@ -115,7 +136,7 @@ def size_lines(info, body, params, function_name):
             wanted.append(int_ast(dim))
             named.append(p.name)
             read.update(s.name for s in dim.free_symbols)
-    checks = []
+    checks = cotangent_checks
     if actual:
         def side(items):
             return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
@@ -173,3 +194,41 @@ def in_place(program, body, prelude, results, stops, invented):
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
                          derivative=adjoints | set(results), results=results)
+
+
+def distinct_results(body, arrays):
+    """``body`` with each array result returned as an object of its own: where the code makes a
+    result another one's name (``df_dy = df_dx``, equal gradients) or returns one name twice, the
+    later one is returned as ``.copy()``. A caller updating one gradient in place (``g *= 0.5``,
+    an optimiser's buffer) must not change another.
+
+    ``arrays``: the names of the results that are arrays (a float result needs no copy).
+    """
+    alias = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name):
+            value = stmt.value
+            alias[stmt.targets[0].id] = value.id if isinstance(value, ast.Name) else None
+    def root(name):
+        seen = set()
+        while alias.get(name) is not None and name not in seen:
+            seen.add(name)
+            name = alias[name]
+        return name
+    returned = body[-1]
+    if not isinstance(returned, ast.Return):
+        return body
+    roots = set()
+    def distinct(node):
+        if isinstance(node, ast.Tuple):
+            return ast.Tuple([distinct(e) for e in node.elts], ast.Load())
+        if not isinstance(node, ast.Name) or node.id not in arrays:
+            return node
+        origin = root(node.id)
+        if origin in roots:
+            return ast.Call(ast.Attribute(ast.Name(node.id, ast.Load()), "copy", ast.Load()),
+                            [], [])
+        roots.add(origin)
+        return node
+    return body[:-1] + [ast.Return(distinct(returned.value))]

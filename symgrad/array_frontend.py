@@ -12,6 +12,8 @@ the first array construct raises ``NeedsShapes``, and the caller builds at call 
 per pattern of ranks (and size-1 axes) of the arguments.
 """
 import ast
+import builtins
+import keyword
 
 import numpy as np
 import sympy
@@ -21,7 +23,7 @@ from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
 from .fence import dotted
-from .frontend import _Reader
+from .frontend import _NotWritten, _Reader
 from .program import Assignment, fresh_name, real_symbol
 from .rules import StopGradient
 from .source import read_source
@@ -32,6 +34,8 @@ from .resolve import _Py
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
+_RESERVED = ("np", "numpy", "math", "sympy", "scipy")
+"""Modules the generated code names: a size named so would hide them (builtins are refused too)."""
 _POOL = ("n", "d", "k", "m", "p", "q", "r", "s")
 """Names of call-time sizes, in order of first appearance (unless the code names them)."""
 
@@ -78,6 +82,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.used_arrays = False
         self.bound_nodes = {}  # array node -> the symbol it is bound to
         self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
+        self.writing_condition = False  # reading a condition's operands as the source computes them
+        self.returned_nodes = set()  # ids of the value nodes of `return` statements
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -114,6 +120,11 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                                       "(\"n\") or ints >= 1")
                 elif isinstance(d, int):
                     shape.append(sympy.Integer(d))
+                elif d in names or d in _RESERVED or keyword.iskeyword(d) or hasattr(builtins, d):
+                    what = "a parameter of the function" if d in names else \
+                        "a name the generated code uses"
+                    raise OptionError(f"shapes[{name!r}] names the size {d!r}, which is {what}: "
+                                      "give the size another name (\"n\", \"d\")")
                 else:
                     symbol = dim_symbol(d)
                     self.dims.named.add(symbol)
@@ -143,6 +154,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         program.names = taken | {s.name for s in final.values()}
         program.assignments = [_replace(a, rule) for a in program.assignments]
         program.outputs = tuple(o if o is None else o.xreplace(rule) for o in program.outputs)
+        program.written_outputs = tuple(o if not isinstance(o, sympy.Basic) else o.xreplace(rule)
+                                        for o in program.written_outputs)
         table = {s: tuple(d.xreplace(rule) for d in dims.resolve(shape))
                  for s, shape in dims.table.items()}
         sources = {}
@@ -304,11 +317,68 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         return cond
 
     def condition(self, node, frame):
-        cond = super().condition(node, frame)
+        writing, self.writing_condition = self.writing_condition, self.array_mode
+        try:
+            cond = super().condition(node, frame)
+        finally:
+            self.writing_condition = writing
         if self.is_array(cond, node, frame):
             self.fail(node, frame, "the truth value of an array is ambiguous (`if`, `while`, "
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
+
+    def block(self, stmts, frame):
+        for stmt in stmts:  # a returned value is read as written too (the value it returns)
+            if isinstance(stmt, ast.Return) and stmt.value is not None:
+                self.returned_nodes.add(id(stmt.value))
+        return super().block(stmts, frame)
+
+    def written(self, node, frame, value):
+        if not (self.array_mode and id(node) in self.returned_nodes):
+            return super().written(node, frame, value)
+        writing, self.writing_condition = self.writing_condition, True
+        try:
+            written = super().written(node, frame, value)
+        finally:
+            self.writing_condition = writing
+        if isinstance(value, sympy.Symbol) and isinstance(written, sympy.Expr) and \
+                written != value and not self.dims.of(value):
+            self.written_of[value] = written  # a returned number: `value` prints it as written
+        return written
+
+    def _written(self, node, frame):
+        """A condition's operand as the source computes it, array calls included: ``np.sum(x /
+        3.0 * 3.0)`` is the sum of ``x / 3.0 * 3.0`` as written, not SymPy's ``sum(x)``, so that
+        the generated code decides the branch on the primal's float (``frontend._Reader.written``).
+        """
+        if not (self.writing_condition and isinstance(node, ast.Call)):
+            return super()._written(node, frame)
+        func, given = node.func, []
+        rule = None
+        if isinstance(func, ast.Attribute):
+            base = self.value(func.value, frame)
+            if not isinstance(base, _Py):
+                rule, given = arrays.rule_for_method(func.attr), [func.value]
+        if rule is None and not given:
+            value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) \
+                else None
+            rule = arrays.rule_for_callable(value.obj) if isinstance(value, _Py) else None
+        if rule is None:
+            return super()._written(node, frame)
+        spelling = dotted(func) or "?"
+        return self.row_call(rule, node, frame, [self.written_argument(a, frame) for a in given],
+                             spelling, argument=self.written_argument)
+
+    def written_argument(self, node, frame):
+        """An argument of an array call in a condition, as written (``_NotWritten`` where an
+        expression of variables cannot be kept as written)."""
+        try:
+            return self._written(node, frame)
+        except _NotWritten:
+            value = self.argument(node, frame)
+            if isinstance(value, sympy.Basic) and value.free_symbols:
+                raise
+            return value
 
     def integer(self, node, frame):
         value = self.value(node, frame)

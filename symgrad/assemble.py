@@ -130,9 +130,12 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         table.table.update(zip(cotangents, shapes))
         program.arrays = info.with_shapes(table)
     derivative = differentiate_arrays(program, names, unconnected, cotangents)
+    if cotangents is not None:  # each checked against its output's shape (array_emit.size_lines)
+        derivative.cotangent_outputs = {c.name: o for c, o in zip(cotangents, program.output_names)}
     layout = 0 if single else tuple(range(len(names)))
     if kind == "value_and_grad":
-        derivative.outputs = (as_result(outputs[0], ()),) + derivative.outputs
+        value = (program.written_outputs or outputs)[0]  # the primal's float, as written
+        derivative.outputs = (as_result(value, ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
         layout = (0, shift(layout, 1))
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)

@@ -26,7 +26,7 @@ import warnings
 
 import sympy
 
-from .array_emit import conversions, expand_statements, in_place, size_lines
+from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
@@ -116,10 +116,13 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude.extend(backend_prologue(backend, data or converted, [
         name for name in converted if name not in data]))
     if arrays is not None:
-        prelude.extend(size_lines(arrays, body, program.params, function_name))
+        prelude.extend(size_lines(arrays, body, program.params, function_name,
+                                      getattr(program, "cotangent_outputs", None)))
         if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
             invented = names - given - set(results.values())
             body = in_place(program, body, prelude, set(results.values()), stops, invented)
+        body = distinct_results(body, {results[i] for i in used if values[i] is not None
+                                       and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]
     defaults = [ast.Constant(v) for v in program.defaults]
     kwonly = [ast.arg(name) for name in program.kwonly]
