@@ -104,7 +104,7 @@ def size_lines(info, body, params, function_name, cotangents=None):
     would raise for sizes that do not match, the gradient must not return numbers.
 
     ``cotangents`` (a vjp's): cotangent parameter name → the name of its output; each cotangent
-    must have exactly its output's shape, rank included (``np.shape(dy) != (n,)``: a (n, 1)
+    must have exactly its output's shape, rank included (``tuple(dy.shape) != (n,)``: a (n, 1)
     cotangent would broadcast to an (n, n) result), else the code raises ``ValueError`` naming it.
     """
     from .array_nodes import int_ast
@@ -118,10 +118,11 @@ def size_lines(info, body, params, function_name, cotangents=None):
             shape = info.shapes.resolve(info.shapes.table.get(p, ()))
             message = (f"{function_name}: the cotangent {p.name} must have the shape "
                        f"{show(shape)} of the output {cotangents[p.name]}")
-            test = ast.Compare(ast.Call(_np("shape"), [ast.Name(p.name, ast.Load())], []),
+            shape_of = ast.Call(ast.Name("tuple", ast.Load()), [ast.Attribute(  # any backend
+                ast.Name(p.name, ast.Load()), "shape", ast.Load())], [])
+            test = ast.Compare(shape_of,
                                [ast.NotEq()], [ast.Tuple([int_ast(d) for d in shape], ast.Load())])
-            given = ast.Call(ast.Name("str", ast.Load()), [ast.Call(
-                _np("shape"), [ast.Name(p.name, ast.Load())], [])], [])
+            given = ast.Call(ast.Name("str", ast.Load()), [shape_of], [])
             cotangent_checks.append(ast.If(test, [ast.Raise(ast.Call(
                 ast.Name("ValueError", ast.Load()), [ast.BinOp(
                     ast.Constant(message + ", not "), ast.Add(), given)], []), None)], []))
