@@ -210,3 +210,25 @@ def test_value_and_grad_returns_the_primal_value(f, gradient):
         v = RNG.standard_normal(3)
         assert np.sum(gradient(x) * v) == pytest.approx(central(f, (x,), 0, v), rel=1e-6,
                                                         abs=1e-9)
+
+
+def _maximum_of_reordered_products(X, v):
+    return np.sum(np.maximum((X * v) * (X + v), np.maximum(X, X * X[::-1])) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 8, F18): a np.maximum tie test compares "
+                   "SymPy's reordered product (X * (X + v)) * v, another float than the "
+                   "primal's (X * v) * (X + v), so the winner's derivative is dropped")
+def test_maximum_tie_tests_compare_the_primal_float_of_a_reordered_product():
+    rng = np.random.default_rng(2)
+    gf = symgrad.grad(_maximum_of_reordered_products, wrt=("X", "v"))
+    worst = 0.0
+    for n in (3, 4, 5, 6):
+        for _ in range(6):
+            X, v = rng.normal(size=n), rng.normal()
+            dX = rng.normal(size=n)
+            h = 1e-6
+            fd = (_maximum_of_reordered_products(X + h * dX, v)
+                  - _maximum_of_reordered_products(X - h * dX, v)) / (2 * h)
+            worst = max(worst, abs(fd - np.dot(gf(X, v)[0], dX)) / max(1.0, abs(fd)))
+    assert worst < 1e-5

@@ -58,7 +58,8 @@ def program_module(body, name):
     return load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n    return {body}\n", name)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.integers(0, 2 ** 32 - 1))
 def test_random_array_programs_against_central_differences(body, seed):
     module = program_module(body, "array_prop")
@@ -72,7 +73,8 @@ def test_random_array_programs_against_central_differences(body, seed):
     assert len(gf.specialisations.by_pattern) == 1
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.integers(0, 2 ** 32 - 1))
 def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, seed):
     """The generated code updates buffers in place (array_buffers): it never writes into an
