@@ -413,8 +413,8 @@ def complex_power(base, exponent):
     """Whether ``base ** exponent`` (SymPy numbers or expressions) is a power Python computes as a
     complex number at every point where the exponent is not whole: a negative number base with
     a non-integer constant exponent or a varying one."""
-    return base.is_number and not base.has(Undefined) and base.is_negative is True and not (
-        exponent.is_Number and exponent.is_integer)
+    return base.is_number and not base.has(Undefined) and base.is_negative is True and \
+        exponent.is_integer is not True  # a whole exponent on every path: (3.0 if c else 1.0)
 
 
 class NotComputable(Exception):

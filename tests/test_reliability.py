@@ -715,3 +715,19 @@ def test_a_large_max_is_built_without_folding_its_arguments():
     rebuilt = built.xreplace({x: y})  # a rebuild keeps every argument too
     assert isinstance(rebuilt, rules.LargeMax) and len(rebuilt.args) == 5
     assert rules.rule_for_class(rules.LargeMin) is rules.rule_for_class(sympy.Min)
+
+
+def _negative_base_to_a_whole_branch(y, t):
+    b = 1.0
+    return (-0.5) ** (3.0 if 0 <= t + 0.5 <= 0.25 else b) * y
+
+
+@pytest.mark.parametrize("strategy", ["auto", "reverse", "symbolic"])
+def test_a_negative_base_to_an_exponent_whole_on_every_path_is_real_not_refused(strategy):
+    """(-0.5) ** 3.0 and (-0.5) ** 1.0 are floats in Python: a varying exponent whole on every
+    path (a branch of whole constants) is no complex power (fuzz seed 9101, program 9101-0-2756)."""
+    g = symgrad.value_and_grad(_negative_base_to_a_whole_branch, strategy=strategy)
+    for t, power in ((-0.4, -0.125), (-0.6, -0.5), (2.0, -0.5)):
+        value, (dy, dt) = g(3.0, t)
+        assert value == _negative_base_to_a_whole_branch(3.0, t) == 3.0 * power
+        assert (dy, dt) == (power, 0.0)
