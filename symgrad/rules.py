@@ -196,14 +196,9 @@ class Branch(Function):
         return True
 
 
-class Copy(Function):
-    """A repeated argument of ``max``/``min`` (``min(t, z, z)``), ``Copy(z, k)`` for the k-th
-    repeat: value and derivative those of ``z``, printed as ``z``. SymPy's ``Max``/``Min`` would
-    drop the repeat, and a tie of k arguments gives each 1/k (docs/conventions.md), so ``z`` gets
-    2/3 of a three-way tie."""
-
-    nargs = 2
-    is_number = False  # never folded or compared as a number: Max keeps it
+class FirstArgument(Function):
+    """A real function whose value, derivative and text are those of its first argument (the
+    others only tell the printer how it is computed): ``Copy`` and ``written.AsWritten``."""
 
     def _eval_is_real(self):
         return True
@@ -222,6 +217,16 @@ class Copy(Function):
 
     def _sympystr(self, printer):
         return printer._print(self.args[0])
+
+
+class Copy(FirstArgument):
+    """A repeated argument of ``max``/``min`` (``min(t, z, z)``), ``Copy(z, k)`` for the k-th
+    repeat: value and derivative those of ``z``, printed as ``z``. SymPy's ``Max``/``Min`` would
+    drop the repeat, and a tie of k arguments gives each 1/k (docs/conventions.md), so ``z`` gets
+    2/3 of a three-way tie."""
+
+    nargs = 2
+    is_number = False  # never folded or compared as a number: Max keeps it
 
 
 def repeats_kept(args):

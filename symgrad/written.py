@@ -10,13 +10,12 @@ derivative is SymPy's), ``written`` the source's form (``rules.Written`` operato
 primal's names, printed: the generated code computes the primal's float).
 """
 import sympy
-from mpmath.libmp import prec_to_dps
 from sympy import S
 
-from .rules import StopGradient, Written
+from .rules import FirstArgument, StopGradient, Written
 
 
-class AsWritten(sympy.Function):
+class AsWritten(FirstArgument):
     """``AsWritten(value, StopGradient(written))``: the derivative of ``value``, printed (by
     ``emit``) as ``written``. The second argument is stopped, so that no derivative is taken of
     it, no assignment is substituted into it (its names are the primal's own lines) and it adds
@@ -39,24 +38,6 @@ class AsWritten(sympy.Function):
         """The source's form (``rules.Written`` operators over names)."""
         written = self.args[1]
         return written.args[0] if isinstance(written, StopGradient) else written
-
-    def _eval_is_real(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_evalf(self, prec):
-        return self.args[0].evalf(prec_to_dps(prec))
-
-    def fdiff(self, argindex=1):
-        return S.One if argindex == 1 else S.Zero
-
-    def _latex(self, printer):
-        return printer._print(self.args[0])
-
-    def _sympystr(self, printer):
-        return printer._print(self.args[0])
 
 
 def as_written(value, written):
