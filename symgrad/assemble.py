@@ -51,6 +51,7 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
     """
     from .differentiate import differentiate
     from .emit import emit
+    from .realpower import real_results
     program = program or primal_program(f, stop_gradients, wrt)
     if program.arrays is not None:
         return build_arrays(kind, f, program, wrt, unconnected, backend)
@@ -86,6 +87,7 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
             derivative.outputs = (program.written_outputs or program.outputs) + derivative.outputs
             derivative.output_names = ("value",) + derivative.output_names
             layout = (0, shift(grad_layout, 1))
+    real_results(derivative, len(program.assignments))  # no complex number reaches a result
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name
     function = compile_gradient(source, name, backend)

@@ -18,6 +18,7 @@ from .backends import backend as backend_named
 from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
+from .realpower import RealPower, RealValue
 from .written import AsWritten
 from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
 from .rules import RULES, Written, repeated, rule_for_class, spelling, written_spelling
@@ -184,6 +185,10 @@ class Printer:
             return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
+        if isinstance(e, RealPower):  # Python's power: complex off whole exponents
+            return self.real_power(e.args[0], e.exponent, checked=False)
+        if isinstance(e, RealValue):
+            return self.real_value(e.args[0])
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
@@ -216,6 +221,33 @@ class Printer:
         if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
             return ast.Call(self.name("np.float_power"), [left, right], [])
         return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
+
+    def real_power(self, base, exponent, checked):
+        """``base ** exponent`` of a negative ``base``: Python's ``**`` (a complex number off
+        whole exponents, as the primal computes it), or ``checked``: ``math.pow``, which raises
+        ``ValueError`` there (``realpower.py``); the array backends give nan there either way."""
+        left = self.number(int(base)) if base.is_Integer else self.node(base)
+        right = self.number(int(exponent)) if exponent.is_Integer else self.node(exponent)
+        if self.backend == "numpy":
+            return ast.Call(self.name("np.float_power"), [left, right], [])
+        if checked and not self.vectorised:
+            return ast.Call(self.name("math.pow"), [left, right], [])
+        return ast.BinOp(left, ast.Pow(), right)
+
+    def real_value(self, value):
+        """``value`` where the gradient needs a real number (``realpower.RealValue``): a power
+        computed by ``math.pow``, a name as ``v if type(v) is not complex else math.log(0.0)``
+        (``ValueError`` where the primal's value is complex)."""
+        if isinstance(value, RealPower):
+            return self.real_power(value.args[0], value.exponent, checked=True)
+        if isinstance(value, Written) and int(value.args[0]) == 4:
+            return self.real_power(*value.args[1:], checked=True)
+        node = self.node(value)
+        if self.vectorised or not isinstance(node, ast.Name):
+            return node
+        test = ast.Compare(ast.Call(ast.Name("type", ast.Load()), [node], []), [ast.IsNot()],
+                           [ast.Name("complex", ast.Load())])
+        return ast.IfExp(test, node, self.undefined(1))
 
     def undefined(self, kind):
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
