@@ -181,8 +181,8 @@ class Printer:
         if isinstance(e, Branch):
             cond, a, b = e.args
             if self.vectorised:
-                return self.where(cond, _as_float(a), _as_float(b))
-            return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
+                return self.where(cond, as_float(a), as_float(b))
+            return ast.IfExp(self.node(cond), self.node(as_float(a)), self.node(as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
         if isinstance(e, RealPower):  # Python's power: complex off whole exponents
@@ -405,10 +405,10 @@ class Printer:
         last_value, last_cond = pieces[-1]
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
-        node = self.node(_as_float(last_value))
+        node = self.node(as_float(last_value))
         number = last_value.is_number
         for value, cond in reversed(pieces[:-1]):
-            value = _as_float(value)
+            value = as_float(value)
             if self.vectorised:
                 node, number = self.where_node(cond, value, node, number), False
             else:
@@ -435,7 +435,7 @@ def _folded(tree):
     return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
 
 
-def _as_float(value):
+def as_float(value):
     """A constant branch value prints as a float, so every branch returns a float."""
     return sympy.Float(value) if value.is_Number else value
 
