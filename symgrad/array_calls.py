@@ -47,7 +47,8 @@ class CallReader:
         if isinstance(func, ast.Attribute):
             base = self.value(func.value, frame)
             if not isinstance(base, _Py):
-                return self.method(base, func.attr, node, frame)
+                return self.method(self.as_computed(base, func.value, frame), func.attr, node,
+                                   frame)
         if dotted(func) in rules.STOP_GRADIENT_SPELLINGS:
             return super().call(node, frame, *more, **options)
         value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) else None
@@ -154,7 +155,8 @@ class CallReader:
     def argument(self, node, frame):
         if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
             return node.value  # None, or a string (the subscripts of np.einsum)
-        return self.value(node, frame)
+        value = self.value(node, frame)
+        return self.as_computed(value, node, frame) if self.array_mode else value
 
     def elementwise_call(self, rule, obj, node, frame, mapped=False):
         """A function of ``rules.RULES`` applied to arrays: elementwise, with broadcasting."""
