@@ -12,7 +12,8 @@ primal's names, printed: the generated code computes the primal's float).
 import sympy
 from sympy import S
 
-from .rules import RULES, FirstArgument, Literal, StopGradient, Written, rule_for_class
+from .functions import FirstArgument, Literal, StopGradient
+from .rules import RULES, Written, rule_for_class
 
 
 class AsWritten(FirstArgument):
