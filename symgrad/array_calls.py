@@ -10,6 +10,7 @@ import sympy
 from . import arrays, rules
 from .array_arguments import Arguments
 from .fence import dotted
+from .functions import StopGradient
 from .program import Assignment, active_symbols
 from .resolve import _Py
 from .shapes import ShapeError, is_dim
@@ -23,9 +24,14 @@ class CallReader:
     def stopped(self, node, frame):
         self.stopping += 1
         try:
-            return super().stopped(node, frame)
+            stopped = super().stopped(node, frame)
         finally:
             self.stopping -= 1
+        if self.array_mode and isinstance(stopped, StopGradient):  # its value as written: an
+            inner = self.as_computed(stopped.args[0], node.args[0], frame)  # argmax compares it
+            if inner is not stopped.args[0]:
+                stopped = self.call_results[node] = StopGradient(inner)
+        return stopped
 
     def differentiable(self, expr):
         """Whether ``expr`` depends on a parameter through a path no ``stop_gradient`` cuts."""

@@ -18,7 +18,7 @@ import keyword
 import numpy as np
 import sympy
 
-from . import arrays
+from . import arrays, rules
 from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
@@ -388,6 +388,16 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         found = self.node_results.get(node)
         if found is not None:  # an array node, its operands as written: the primal's value
             return found
+        if self.array_mode and isinstance(node, ast.Call) and not node.keywords and isinstance(
+                node.func, (ast.Name, ast.Attribute)) and _module_call(
+                    node.func, self, frame):  # np.log, np.maximum: spelled by NumPy only
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "numpy") is not None and len(
+                    node.args) in rule.nargs and all(not isinstance(a, ast.Starred)
+                                                     for a in node.args):
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
         if not (self.writing_condition and isinstance(node, ast.Call)):
             return super()._written(node, frame)
         func, given = node.func, []
@@ -410,7 +420,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         """An argument of an array call in a condition, as written (``_NotWritten`` where an
         expression of variables cannot be kept as written)."""
         try:
-            return self._written(node, frame)
+            return shared(self._written(node, frame))
         except _NotWritten:
             value = self.argument(node, frame)
             if isinstance(value, sympy.Basic) and value.free_symbols:
@@ -452,6 +462,15 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                              "supported", "vectorise: use whole-array operations (np.sum, "
                              "slices, np.where) instead of a loop")
         return super().sequence(value, node, frame)
+
+
+def _module_call(func, reader, frame):
+    """Whether ``func`` (a call's function) is a name or a module's attribute, not a method of a
+    value (``x.mean``)."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root is func or isinstance(reader.value(root, frame), _Py)
 
 
 def _first_use(function):

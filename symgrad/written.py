@@ -172,3 +172,31 @@ def _negated(written, value):
         return same_float(-written, value)
     return value.is_Mul and len(value.args) == 2 and value.args[0] == -1 and same_float(
         written, value.args[1])
+
+
+def printed_symbols(expr):
+    """The symbols the printed form of ``expr`` reads: those of each ``AsWritten``'s written
+    form, not of its value (SymPy's form, differentiated, never printed): a line only that
+    value reads (``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``) is dead.
+
+    Args:
+        expr: a SymPy expression.
+
+    Returns:
+        A set of ``sympy.Symbol``.
+    """
+    if not expr.has(AsWritten):
+        return set(expr.free_symbols)
+    found, seen, stack = set(), set(), [expr]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, AsWritten):
+            stack.append(node.written)
+        elif node.is_Symbol:
+            found.add(node)
+        else:
+            stack.extend(node.args)
+    return found
