@@ -245,9 +245,9 @@ class ArrayReader(CallReader, IndexReader, _Reader):
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
         result = self._value(node, frame)
-        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute)) and \
-                result in self.node_symbols:  # its form as written: the node's own value
-            self.node_results[node] = result
+        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute)) and (
+                result in self.node_symbols or _size(result)):  # as written: the node's own
+            self.node_results[node] = result  # value, or a size (`X.shape[0]`, an exact int)
         return result
 
     def _value(self, node, frame):
@@ -462,6 +462,12 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                              "supported", "vectorise: use whole-array operations (np.sum, "
                              "slices, np.where) instead of a loop")
         return super().sequence(value, node, frame)
+
+
+def _size(value):
+    """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
+    return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
+        is_dim(s) for s in value.free_symbols)
 
 
 def _module_call(func, reader, frame):
