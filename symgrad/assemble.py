@@ -139,6 +139,7 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         value = (program.written_outputs or outputs)[0]  # the primal's float, as written
         derivative.outputs = (as_result(value, ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
+        derivative.primal_outputs = 1  # the value: worked in place in its own order (emit)
         layout = (0, shift(layout, 1))
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name

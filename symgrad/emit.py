@@ -35,7 +35,7 @@ from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
 from .rules import Written, rule_for_class
 from .selected import inlined_where_selected, selected
-from .written import AsWritten
+from .written import AsWritten, printed_symbols
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
@@ -75,7 +75,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     data = [name for name in converted if name not in defaulted]
     reference = data[0] if data else converted[0] if converted else None
     printer = Printer(backend, reference=reference,
-                      constants=program.arrays.constants if program.arrays is not None else None)
+                      constants=program.arrays.constants if program.arrays is not None else None,
+                      arrays=program.arrays is not None)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -120,7 +121,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
                                       getattr(program, "cotangent_outputs", None)))
         if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
             invented = names - given - set(results.values())
-            body = in_place(program, body, prelude, set(results.values()), stops, invented)
+            primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}
+            body = in_place(program, body, prelude, set(results.values()), stops, invented,
+                            primal)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]
@@ -262,7 +265,7 @@ def _live(program):
     needed, memo = set(), {}
     for out in program.outputs:
         if out is not None:
-            needed.update(free_symbols(out, memo))
+            needed.update(printed_symbols(out, memo))
     kept = []
     for a in reversed(program.assignments):
         if isinstance(a, Check):  # never dead: the primal raises here
@@ -270,7 +273,7 @@ def _live(program):
             needed.update(a.free_symbols)
         elif a.target in needed:
             kept.append(a)
-            needed.update(free_symbols(a.expr, memo))
+            needed.update(printed_symbols(a.expr, memo))
             if a.written is not None:  # printed as written: what that form reads is needed too
                 needed.update(free_symbols(a.written, memo))
     return kept[::-1]

@@ -52,8 +52,9 @@ class Printer:
             namespace), converted to the backend's arrays where they are read.
     """
 
-    def __init__(self, backend, reference=None, constants=None):
+    def __init__(self, backend, reference=None, constants=None, arrays=False):
         self.backend = backend
+        self.arrays = arrays  # array code: the primal's `**` is NumPy's (x * x for x ** 2)
         self.spec = backend_named(backend)
         self.module = self.spec.module
         self.vectorised = self.spec.vectorised
@@ -218,7 +219,8 @@ class Printer:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
-        if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
+        if code == 4 and self.backend == "numpy" and not self.arrays:  # Python's pow, not
+            # NumPy's ** (x * x for x ** 2, another float): array code's primal has NumPy's
             return ast.Call(self.name("np.float_power"), [left, right], [])
         return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
 
