@@ -247,7 +247,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
                 else:
                     built = array_gradient(f, kind, arguments)
                     built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
-                                              None, program)
+                                              program)
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
     return _CACHE.put(f, key, built)
