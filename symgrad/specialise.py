@@ -10,8 +10,11 @@ the plain in-place NumPy code for the first and code that keeps a Dask graph laz
 for its arguments.
 """
 import inspect
+from itertools import repeat
 
 import numpy
+
+_SHAPE, _NONE = repeat("shape"), repeat(None)  # getattr(a, "shape", None) mapped in C
 
 LIBRARIES = ("numpy", "lazy")
 """The library kinds: "numpy" (NumPy arrays, NumPy scalars, Python numbers, lists) and "lazy"
@@ -78,7 +81,7 @@ class Specialisations:
         self.by_pattern = {}
         self.programs = {}  # pattern -> the primal Program read for it
         self.latest_pattern = None
-        self._last_key, self._last = None, None
+        self._last_shapes, self._last_types, self._last = None, None, None
 
     def values(self, args, kwargs):
         """The value of each parameter in this call (defaults applied)."""
@@ -122,8 +125,8 @@ class Specialisations:
 
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the same shapes and types as the last call: the same build
-            key = tuple([getattr(a, "shape", None) for a in args] + list(map(type, args)))
-            if key == self._last_key:
+            shapes = tuple(map(getattr, args, _SHAPE, _NONE))
+            if shapes == self._last_shapes and tuple(map(type, args)) == self._last_types:
                 return self._last(*args)
         values = self.values(args, kwargs)
         pattern = tuple(axes_pattern(v) for v in values)
@@ -133,5 +136,6 @@ class Specialisations:
             built = self.add(pattern, None, library)
         self.latest_pattern = pattern
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
-            self._last_key, self._last = key, built.func
+            self._last_shapes, self._last_types, self._last = shapes, tuple(map(type, args)), \
+                built.func
         return built.func(*args, **kwargs)
