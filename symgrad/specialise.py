@@ -138,4 +138,6 @@ class Specialisations:
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
             self._last_shapes, self._last_types, self._last = shapes, tuple(map(type, args)), \
                 built.func
+        else:  # the next call takes the long way, so latest_pattern follows it
+            self._last_shapes = None
         return built.func(*args, **kwargs)

@@ -315,3 +315,22 @@ def test_importing_symgrad_imports_no_dask():
     code = "import sys, symgrad; print(sorted(m for m in sys.modules if m.split('.')[0] == 'dask'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_source_follows_the_latest_pattern_called_whatever_its_library():
+    """.source is the NumPy code of the latest pattern called, also after calls by keyword or with
+    Dask arguments of another pattern (built then for NumPy when .source is read)."""
+    def scaled(x, s):
+        return np.sum(np.exp(x * s))
+
+    g = symgrad.grad(scaled, wrt="x")
+    x = np.linspace(-1.0, 1.0, 6)
+    g(x, 0.5)                                      # s a number
+    assert "s = np.asarray(s, dtype=float)" in g.source and "s.shape" not in g.source
+    g(x=x, s=np.full(6, 0.5))                      # s an array, by keyword
+    assert "s.shape[0]" in g.source
+    g(x, 0.5)                                      # back to the first pattern, positionally
+    assert "s.shape" not in g.source
+    (got,) = lazily(g, da.from_array(x, chunks=3), np.full(6, 0.5))  # Dask, the array pattern
+    np.testing.assert_allclose(got.compute(), 0.5 * np.exp(0.5 * x), rtol=1e-12)
+    assert "s.shape[0]" in g.source and "__array_function__" not in g.source
