@@ -41,8 +41,8 @@ The *lazy* specialisation (``lazy=True``: some argument is a Dask array, which
 operand, nor ``out=`` for a function that is not a ufunc. So there a buffer is updated in place
 only with operands computed from parameters its own value is computed from
 (``array_facts.Sources``: if one of them is a Dask array, so is the buffer); ``np.round`` in
-place is printed ``np.rint`` (the same values, a ufunc) in both. The NumPy specialisation has every argument a NumPy array and needs no
-such rule.
+place is printed ``np.rint`` (the same values, a ufunc) in both. The NumPy specialisation has
+every argument a NumPy array and needs no such rule.
 """
 import ast
 import copy
