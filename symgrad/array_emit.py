@@ -1,15 +1,17 @@
 """The array parts of printing a derivative Program (``emit`` calls these for array programs).
 
-- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``, except a
-  *lazy array* (an array of another library that implements NumPy's dispatch protocols, such as a
-  Dask array), kept as it is (``X.astype(float)``), so every ``np.*`` call dispatches to its library
-  and a Dask gradient stays a graph computed chunk by chunk;
-- ``scalar_result_statements``: a scalar gradient as a ``float``, or as a 0-d lazy array;
+- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``; in the *lazy*
+  specialisation (``specialise.library_kind``), a *lazy array* (an array of another library that
+  implements NumPy's dispatch protocols, such as a Dask array) is kept as it is
+  (``X.astype(float)``), so every ``np.*`` call dispatches to its library and a Dask gradient
+  stays a graph computed chunk by chunk;
+- ``scalar_result_statements``: in lazy code, a scalar gradient as a ``float``, or as a 0-d lazy
+  array (NumPy code prints ``float(...)``);
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes, and a check of each other
-  axis that must have that size;
+  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes in lazy code, and a check
+  of each other axis that must have that size;
 - ``in_place``: the body rewritten to reuse dead buffers (``array_buffers``), with what the
   program knows of its names.
 """
@@ -34,19 +36,21 @@ def numpy_input_test(name):
     return ast.BoolOp(ast.Or(), [numpy, ast.UnaryOp(ast.Not(), has)])
 
 
-def conversions(names):
-    """``X = np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)`` for each name:
-    float64 values as the numpy gradient has always computed with (integers, lists, float32
-    converted), and a lazy array (a Dask array) kept lazy: its ``astype`` adds a task to the graph
-    (none when it is float64 already) and computes nothing."""
+def conversions(names, lazy=False):
+    """``X = np.asarray(X, dtype=float)`` for each name: float64 NumPy arrays, as the numpy
+    gradient computes with (integers, lists, float32 converted). In lazy code, ``X =
+    np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)``: a lazy array (a Dask
+    array) is kept lazy, its ``astype`` adds a task to the graph (none when it is float64
+    already) and computes nothing."""
     lines = []
     for name in names:
-        converted = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
-                             [ast.keyword("dtype", ast.Name("float", ast.Load()))])
-        kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
-                        [ast.Name("float", ast.Load())], [])
-        lines.append(ast.Assign([ast.Name(name, ast.Store())],
-                                ast.IfExp(numpy_input_test(name), converted, kept), lineno=None))
+        value = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
+                         [ast.keyword("dtype", ast.Name("float", ast.Load()))])
+        if lazy:
+            kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
+                            [ast.Name("float", ast.Load())], [])
+            value = ast.IfExp(numpy_input_test(name), value, kept)
+        lines.append(ast.Assign([ast.Name(name, ast.Store())], value, lineno=None))
     return lines
 
 
@@ -98,10 +102,11 @@ def expand_statements(body, names):
     return out
 
 
-def size_lines(info, body, params, function_name, cotangents=None):
-    """``n = X.shape[0]`` for each size the code reads, then a check of every other axis that the
-    build takes to be that size (``if y.shape[0] != n: raise ValueError(...)``): where the primal
-    would raise for sizes that do not match, the gradient must not return numbers.
+def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
+    """``n = X.shape[0]`` for each size the code reads (in lazy code, then a refusal of unknown
+    sizes), then a check of every other axis that the build takes to be that size (``if
+    y.shape[0] != n: raise ValueError(...)``): where the primal would raise for sizes that do not
+    match, the gradient must not return numbers.
 
     ``cotangents`` (a vjp's): cotangent parameter name → the name of its output; each cotangent
     must have exactly its output's shape, rank included (``tuple(dy.shape) != (n,)``: a (n, 1)
@@ -152,7 +157,8 @@ def size_lines(info, body, params, function_name, cotangents=None):
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
             sources.append(param)
-    return lines + _unknown_size_check(lines, sources, function_name) + checks
+    unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
+    return lines + unknown + checks
 
 
 def _unknown_size_check(lines, sources, function_name):
@@ -173,8 +179,9 @@ def _unknown_size_check(lines, sources, function_name):
                                              [ast.Constant(message)], []), None)], [])]
 
 
-def in_place(program, body, prelude, results, stops, invented, values=()):
-    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers``.
+def in_place(program, body, prelude, results, stops, invented, values=(), lazy=False):
+    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers`` (with
+    its rule for lazy code when ``lazy``).
 
     ``results``: the names returned; ``stops``: names of stopped values (never inlined, so their
     comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers);
@@ -197,7 +204,8 @@ def in_place(program, body, prelude, results, stops, invented, values=()):
     keep = set(results) | set(stops) | set(program.param_names)
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
-                         derivative=adjoints | (set(results) - set(values)), results=results)
+                         derivative=adjoints | (set(results) - set(values)), results=results,
+                         lazy=lazy)
 
 
 def distinct_results(body, arrays):

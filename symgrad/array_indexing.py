@@ -131,13 +131,14 @@ def index_adjoint_statements(printer, target, node, names):
     is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
     (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
     the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it); ``np.zeros(shape)`` for numbers only."""
+    added to it) in lazy code (``printer.lazy``); ``np.zeros(shape)`` in NumPy code and for
+    numbers only."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
     like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
-    if like is None:  # numbers only: a NumPy buffer
+    if like is None or not printer.lazy:  # a NumPy buffer
         zeros = _call(printer, "np.zeros", [dims_ast(shape)])
     else:
         if not isinstance(values[like], ast.Name):

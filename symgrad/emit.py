@@ -41,7 +41,7 @@ from .cache import BACKENDS  # noqa: F401 - backend name → the one import its 
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 
 
-def emit(program, kind="grad", backend="math", wrt=(), layout=None):
+def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     """Print a derivative Program as a Python function.
 
     Args:
@@ -53,6 +53,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout: what the function returns, as output indices: an int returns that output, a
             (nested) tuple of them returns a (nested) tuple. None: the one output, or a tuple of
             all. Outputs the layout does not name are not computed.
+        lazy: array code, numpy backend: print the lazy specialisation (arguments of a library
+            NumPy dispatches to, a Dask array, kept lazy: ``array_emit``), not the NumPy one.
 
     Returns:
         ``(function_name, source)``: the source is one ``def`` ending in a newline.
@@ -74,7 +76,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name, value in program.kwonly.items() if value is not None}
     data = [name for name in converted if name not in defaulted]
     reference = data[0] if data else converted[0] if converted else None
-    printer = Printer(backend, reference=reference,
+    printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
     results, values = {}, {}
@@ -106,8 +108,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
-    if backend == "numpy" and arrays is not None:  # float arrays, a Dask array kept lazy
-        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static]))
+    if backend == "numpy" and arrays is not None:  # float arrays (lazy code: a Dask array kept)
+        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static],
+                                   printer.lazy))
     elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
@@ -118,12 +121,12 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
-                                      getattr(program, "cotangent_outputs", None)))
+                                  getattr(program, "cotangent_outputs", None), printer.lazy))
         if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
             invented = names - given - set(results.values())
             primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}
             body = in_place(program, body, prelude, set(results.values()), stops, invented,
-                            primal)
+                            primal, printer.lazy)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]

@@ -50,10 +50,12 @@ class Printer:
             backends other than "math" and "numpy"; None: the library's defaults.
         constants: name → value of the constant arrays the code reads (NumPy arrays in its
             namespace), converted to the backend's arrays where they are read.
+        lazy: numpy backend: print for *lazy* arguments (a Dask array kept in its library:
+            ``np.zeros_like`` of a piece, a scalar result left a 0-d array), not NumPy ones.
     """
 
-    def __init__(self, backend, reference=None, constants=None, arrays=False):
-        self.backend = backend
+    def __init__(self, backend, reference=None, constants=None, lazy=False, arrays=False):
+        self.backend, self.lazy = backend, lazy
         self.arrays = arrays  # array code: the primal's `**` is NumPy's (x * x for x ** 2)
         self.spec = backend_named(backend)
         self.module = self.spec.module
