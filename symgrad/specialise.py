@@ -74,7 +74,9 @@ class Specialisations:
         pattern = self.pattern(args, kwargs)
         built = self.by_pattern.get(pattern)
         if built is None:
-            built = self.add(pattern, pattern_shapes(pattern, self.params))
+            from .errors import public_entry
+            with public_entry():  # a refusal's traceback: the user's call, this frame, the message
+                built = self.add(pattern, pattern_shapes(pattern, self.params))
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
             self._last_shapes, self._last = shapes, built.func
         return built.func(*args, **kwargs)
