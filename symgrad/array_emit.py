@@ -16,6 +16,7 @@
   program knows of its names.
 """
 import ast
+import copy
 
 from .array_buffers import reuse_buffers
 from .program import fresh_name
@@ -114,10 +115,12 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     """
     from .array_nodes import int_ast
     from .shapes import show
+    import sympy
     cotangents = cotangents or {}
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    actual, wanted, named, cotangent_checks = [], [], [], []
+    labels = {d: sympy.Symbol(f"{param}.shape[{axis}]") for d, (param, axis) in info.dims.items()}
+    size_checks, cotangent_checks = [], []
     for p in params:
         if p.name in cotangents:
             shape = info.shapes.resolve(info.shapes.table.get(p, ()))
@@ -137,19 +140,16 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
         for axis, dim in enumerate(info.shapes.table.get(p, ())):
             if dim == 1 or info.dims.get(dim) == (p.name, axis):
                 continue
-            actual.append(ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
-                                                      ast.Load()), ast.Constant(axis), ast.Load()))
-            wanted.append(int_ast(dim))
-            named.append(p.name)
+            given = ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
+                                                ast.Load()), ast.Constant(axis), ast.Load())
+            size_checks.append((given, dim, [ast.Constant(f"{p.name}.shape[{axis}] is "),
+                                             ast.FormattedValue(copy.deepcopy(given), -1, None)]))
             read.update(s.name for s in dim.free_symbols)
-    checks = cotangent_checks
-    if actual:
-        def side(items):
-            return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-        names = ", ".join(dict.fromkeys(named))
-        message = f"{function_name}: the sizes of {names} do not match"
-        checks.append(ast.If(ast.Compare(side(actual), [ast.NotEq()], [side(wanted)]), [ast.Raise(
-            ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []), None)], []))
+    for replaced, kept in getattr(info.shapes, "equal", {}).items():
+        if replaced != kept:  # two size expressions unified at build (x[1:] * y[1:])
+            size_checks.append((int_ast(replaced), kept, _size_text(replaced, labels)))
+            read.update(s.name for s in replaced.free_symbols | kept.free_symbols)
+    checks = cotangent_checks + _size_checks(size_checks, labels, function_name)
     lines, sources = [], []
     for dim, (param, axis) in info.dims.items():
         if dim.name in read:
@@ -159,6 +159,73 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
             sources.append(param)
     unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
     return lines + unknown + checks
+
+
+def _clamped(size):
+    """Whether a size has Python's clamping or rounding of a slice in it (``min``, ``ceiling``)."""
+    import sympy
+    return size.has(sympy.Min, sympy.Max, sympy.ceiling, sympy.floor)
+
+
+def _size_text(size, labels):
+    """The start of the message of a size expression that differs: ``X.shape[1] is 2, so a slice
+    of it has size 0`` (one size with a slice's clamping), else ``y.shape[0] - 1 is 3``."""
+    from .array_nodes import int_ast
+    dims = [d for d in size.free_symbols if d in labels]
+    value = ast.FormattedValue(int_ast(size), -1, None)
+    if len(dims) == 1 and size.free_symbols == set(dims) and _clamped(size):
+        return [ast.Constant(f"{labels[dims[0]]} is "), ast.FormattedValue(int_ast(dims[0]), -1, None),
+                ast.Constant(", so a slice has size "), value]
+    return [ast.Constant(f"{size.xreplace(labels)} is "), value]
+
+
+def _concatenation(parts):
+    """``'a' + str(x) + 'b'`` from f-string parts (a line ``emit.wrap`` can break at ``+``)."""
+    merged = []
+    for part in parts:
+        if isinstance(part, ast.FormattedValue):
+            merged.append(ast.Call(ast.Name("str", ast.Load()), [part.value], []))
+        elif merged and isinstance(merged[-1], ast.Constant):
+            merged[-1] = ast.Constant(merged[-1].value + part.value)
+        elif part.value:
+            merged.append(part)
+    node = merged[0]
+    for part in merged[1:]:
+        node = ast.BinOp(node, ast.Add(), part)
+    return node
+
+
+def _size_checks(size_checks, labels, function_name):
+    """One ``if (y.shape[0], k) != (n, m):`` over every size the build takes to be another
+    (one comparison per call), and inside it one ``if`` per size raising ``ValueError`` with the
+    argument whose size differs and both sizes (``grad_f: y.shape[0] is 4; it must be
+    w.shape[0] = 3``)."""
+    from .array_nodes import int_ast
+    if not size_checks:
+        return []
+    def side(items):
+        return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+    given = [g for g, _, _ in size_checks]
+    wanted = [int_ast(d) for _, d, _ in size_checks]
+    raises = []
+    for actual, dim, text in size_checks:
+        parts = [ast.Constant(f"{function_name}: ")] + text
+        if dim.is_Integer:
+            parts.append(ast.Constant(f"; it must be {dim}"))
+        else:
+            dims = [d for d in dim.free_symbols if d in labels]
+            if len(dims) == 1 and _clamped(dim) and dim.free_symbols == set(dims):
+                parts += [ast.Constant("; it must be "), ast.FormattedValue(
+                    int_ast(dim), -1, None), ast.Constant(f", as a slice of {labels[dims[0]]}")]
+            else:
+                parts += [ast.Constant(f"; it must be {dim.xreplace(labels)} = "),
+                          ast.FormattedValue(int_ast(dim), -1, None)]
+        message = _concatenation(parts)
+        raises.append(ast.If(ast.Compare(copy.deepcopy(actual), [ast.NotEq()], [int_ast(dim)]), [ast.Raise(
+            ast.Call(ast.Name("ValueError", ast.Load()), [message], []), None)], []))
+    if len(raises) == 1:
+        return raises
+    return [ast.If(ast.Compare(side(given), [ast.NotEq()], [side(wanted)]), raises, [])]
 
 
 def _unknown_size_check(lines, sources, function_name):

@@ -133,7 +133,9 @@ class Specialisations:
         library = library_kind(values) if self.by_library else "numpy"
         built = self.by_pattern.get((library, pattern))
         if built is None:
-            built = self.add(pattern, None, library)
+            from .errors import public_entry
+            with public_entry():  # a refusal's traceback: the user's call, this frame, the message
+                built = self.add(pattern, None, library)
         self.latest_pattern = pattern
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
             self._last_shapes, self._last_types, self._last = shapes, tuple(map(type, args)), \
