@@ -55,7 +55,7 @@ _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
 def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(),
-                  results=()):
+                  results=(), elides=True):
     """The printed body ``body`` of an array gradient, rewritten to work in place.
 
     Args:
@@ -69,6 +69,9 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         derivative: names of derivative lines (step 3 may apply their products factor by factor).
         results: the names returned: a fresh operand is not rebuilt in place for these (they have
             their parameters' shapes, and read best as one line: ``2.0 * (X.T @ r) / n``).
+        elides: the library reuses a temporary operand itself (NumPy's temporary elision: ``b +
+            X @ w`` adds into the product): one operation on a fresh array is then left as
+            printed. False for PyTorch, which allocates every result.
 
     Returns:
         A new list of statements.
@@ -78,7 +81,8 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         return list(body)
     low = set(floats) | set(dims) | {name for name, value in constants.items()
                                      if low_dtype(numpy.asarray(value).dtype)}
-    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results))
+    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results),
+                   elides)
     body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
     return state.run(body)
@@ -219,9 +223,9 @@ def _stores(body):
 class _State(Facts):
     """The walk over the body: each line's plan, the lines moved, the lines printed."""
 
-    def __init__(self, shapes, scalars, floats, low, derivative, results):
+    def __init__(self, shapes, scalars, floats, low, derivative, results, elides=True):
         super().__init__(shapes, scalars, floats, low)
-        self.derivative, self.results = derivative, results
+        self.derivative, self.results, self.elides = derivative, results, elides
 
     def run(self, body):
         body = list(body)
@@ -300,7 +304,8 @@ class _State(Facts):
         for leaf, path in candidates:
             if isinstance(leaf, ast.Name) or not path or target in self.results:
                 continue
-            worth = len(path) > 1 or isinstance(path[0][0], ast.Call)  # else NumPy elides it
+            # else NumPy elides it
+            worth = not self.elides or len(path) > 1 or isinstance(path[0][0], ast.Call)
             if worth and self.valid(leaf, path):
                 return (leaf, path), []
         return None, []

@@ -173,13 +173,14 @@ def _unknown_size_check(lines, sources, function_name):
                                              [ast.Constant(message)], []), None)], [])]
 
 
-def in_place(program, body, prelude, results, stops, invented):
+def in_place(program, body, prelude, results, stops, invented, elides=True):
     """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers``.
 
     ``results``: the names returned; ``stops``: names of stopped values (never inlined, so their
     comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers).
     Inlinable: those, the adjoints, and the names the frontend gave to anonymous array nodes
-    (``product = X @ w``); never a parameter, a primal variable or a result.
+    (``product = X @ w``); never a parameter, a primal variable or a result. ``elides``: as
+    ``array_buffers.reuse_buffers`` (False for PyTorch).
     """
     info = program.arrays
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
@@ -194,7 +195,7 @@ def in_place(program, body, prelude, results, stops, invented):
     keep = set(results) | set(stops) | set(program.param_names)
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
-                         derivative=adjoints | set(results), results=results)
+                         derivative=adjoints | set(results), results=results, elides=elides)
 
 
 def distinct_results(body, arrays):
