@@ -21,7 +21,7 @@ from .array_ops import (BROADCAST_TO, EXPAND_DIMS, RESHAPE, SUM, TRANSPOSE, as_r
 from .differentiate import _names_back, derivative, reached_symbols
 from .errors import OptionError
 from .program import Assignment, Program, active_symbols, fresh_name, real_symbol
-from .rules import StopGradient
+from .functions import StopGradient
 from .shapes import ONE, is_dim, size
 
 _VIEWS = (TRANSPOSE, RESHAPE, INDEX, EXPAND_DIMS, BROADCAST_TO)

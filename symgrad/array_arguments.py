@@ -42,7 +42,7 @@ class Arguments:
         """The array ``value`` as the input of a function with no derivative (``np.argmax``),
         wrapped in ``StopGradient``: accepted inside ``stop_gradient(...)`` or where no gradient
         flows through ``value`` (refused, naming the function, where one would)."""
-        from .rules import StopGradient
+        from .functions import StopGradient
         x = self.array(value)
         if not self.reader.stopping and self.reader.differentiable(x):
             call = f"stop_gradient(x){self.spelling}()" if self.spelling.startswith(".") else \

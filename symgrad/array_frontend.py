@@ -23,9 +23,10 @@ from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
 from .fence import dotted
-from .frontend import _NotWritten, _Reader
+from .expressions import _NotWritten
+from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .rules import StopGradient
+from .functions import StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 

@@ -9,7 +9,7 @@ import sympy
 
 from . import array_indexing, array_ops
 from .array_arguments import is_condition
-from .rules import StopGradient
+from .functions import StopGradient
 
 
 class IndexReader:

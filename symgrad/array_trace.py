@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from . import rules
+from . import functions, rules
 
 
 class NotTraceable(Exception):
@@ -131,7 +131,7 @@ _OWN_UFUNCS = {
     np.greater: sympy.StrictGreaterThan, np.greater_equal: sympy.GreaterThan,
     np.less: sympy.StrictLessThan, np.less_equal: sympy.LessThan, np.equal: sympy.Eq,
     np.not_equal: sympy.Ne, np.logical_and: sympy.And, np.logical_or: sympy.Or,
-    np.logical_not: sympy.Not, np.sign: sympy.sign, np.rint: rules.Round,
+    np.logical_not: sympy.Not, np.sign: sympy.sign, np.rint: functions.Round,
     np.reciprocal: lambda x: 1 / x,
 }
 """ufuncs whose SymPy function is not a row of ``rules.RULES`` (printed-only or comparisons)."""

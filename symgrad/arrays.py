@@ -116,7 +116,7 @@ def _read_clip(ctx, a, a_min=REQUIRED, a_max=REQUIRED):
 
 
 def _read_round(ctx, a, decimals=0):
-    from .rules import Round
+    from .functions import Round
     if decimals not in (0, sympy.Integer(0)):
         ctx.fail("np.round with decimals is not supported", "scale, round and scale back")
     return Round(ctx.array(a))
@@ -137,7 +137,7 @@ def _read_stack(ctx, arrays, axis=0):
 def _read_logaddexp(ctx, x1, x2):
     """log(e^a + e^b), shifted by the larger so that it never overflows; the shift is a constant
     to differentiation (its terms cancel), so it is stopped."""
-    from .rules import StopGradient
+    from .functions import StopGradient
     a, b = ctx.array(x1), ctx.array(x2)
     m = StopGradient(sympy.Max(a, b))
     return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
@@ -147,7 +147,7 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
     """``scipy.special.logsumexp``: the largest element along the axes, stopped (a shift that
     cancels in the value and is a constant to differentiation), plus the log of the sum of the
     shifted exponentials, so it never overflows; its gradient is the softmax along the axes."""
-    from .rules import StopGradient
+    from .functions import StopGradient
     if b is not None or return_sign is not False:
         ctx.fail("scipy.special.logsumexp with b= or return_sign= is not supported",
                  "fold b into the exponent: logsumexp(x + np.log(b))")

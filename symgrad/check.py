@@ -29,7 +29,7 @@ from .differentiate import _substituted_size, differentiate
 from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
 from .program import substituted_outputs, tree_size
-from .rules import StopGradient
+from .functions import StopGradient
 
 DIGITS = 50
 RANDOM_POINTS = 10  # points drawn when none are given

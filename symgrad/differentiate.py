@@ -21,8 +21,8 @@ from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       substituted_outputs, tree_size)
-from .rules import (ZERO, StopGradient, Undefined, Value, _extremum_partial, repeated,
-                    rule_for_class)
+from .functions import StopGradient, Undefined, Value
+from .rules import ZERO, _extremum_partial, repeated, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400

@@ -17,12 +17,8 @@ NumPy. Steps:
 5. name results ``d<out>_d<wrt>``, print with ``astor`` wrapping lines at 100 columns.
 """
 import ast
-import bisect
-import io
 import math
 import os
-import tokenize
-import warnings
 
 import sympy
 
@@ -30,14 +26,16 @@ from .array_emit import conversions, distinct_results, expand_statements, in_pla
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
-from .program import Check, fresh_name, replaced
+from .program import Check, fresh_name
 from .printer import Printer, dotted_name
-from .rules import AndThen, Branch, Copy, OrElse, StopGradient, Value, Written, rule_for_class
+from .cse import assign, cse_body
+from .functions import Copy, StopGradient, Value
+from .linewrap import LINE_WIDTH, to_source
+from .rules import Written, rule_for_class
 from .selected import LAZY, inlined_where_selected, selected
 from .written import AsWritten
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
-LINE_WIDTH = 100
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 
 
@@ -84,14 +82,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
-    body, stops = _cse_body(entries, printer, names)
+    body, stops = cse_body(entries, printer, names)
     ints = _int_names(body, {p.name for p in program.params})
     arrays = program.arrays
     if arrays is not None:  # statements for index adjoints; results are already shaped
         body = expand_statements(body, names)
     for index in used:
         if values[index] is None:
-            body.append(_assign(results[index], ast.Constant(None)))
+            body.append(assign(results[index], ast.Constant(None)))
         elif arrays is not None:
             continue
         elif backend == "math" and results[index] in ints:  # x*y, round(x): floats
@@ -110,7 +108,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
-                prelude.append(_assign(p.name, ast.Call(
+                prelude.append(assign(p.name, ast.Call(
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     prelude.extend(backend_prologue(backend, data or converted, [
@@ -134,124 +132,6 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
     return function_name, _mark_stops(to_source(node), stops)
-
-
-def to_source(node):
-    """Print an AST with astor, then wrap lines longer than ``LINE_WIDTH`` columns (``wrap``).
-
-    The one place astor is imported and called: astor 0.8.1 uses ``ast.Num`` and friends, deprecated
-    since Python 3.12, so its DeprecationWarnings are silenced here and only here.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import astor
-        source = astor.to_source(node, pretty_source="".join)  # one physical line per statement
-    return "".join(wrap(line) for line in source.splitlines(keepends=True))
-
-
-def wrap(line, width=LINE_WIDTH):
-    """Break one statement longer than ``width`` the way PEP 8 does: inside parentheses (added
-    around the right-hand side when needed), before a binary operator or after a comma, choosing
-    the shallowest break that fits; continuation lines indented 4 more (8 for a ``def``)."""
-    if len(line.rstrip("\n")) <= width:
-        return line
-    text = line.rstrip("\n")
-    indent = text[: len(text) - len(text.lstrip())]
-    head, body = _split_statement(text.strip())
-    if body is None:
-        return line
-    first = indent + head
-    tokens = _break_points(body)
-    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
-    more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
-    lines, start, prefix = [], 0, first
-    while len(prefix) + len(body) - start > width:
-        room = width - len(prefix)
-        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
-            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
-        full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
-        if not fitting:  # a name longer than the room: break at the first place after it
-            later = positions[bisect.bisect_right(positions, start):]
-            if start == 0 and body.startswith("(") and not body.startswith("def "):
-                later = [1]  # right after the opening parenthesis
-            if not later:
-                break
-            fitting = [(0, 0, 0, min(later))]
-        cut = min(full or fitting)[3]
-        lines.append(prefix + body[start:cut].rstrip())
-        start, prefix = cut, more
-        while start < len(body) and body[start] == " ":
-            start += 1
-    lines.append(prefix + body[start:])
-    return "\n".join(lines) + "\n"
-
-
-def _split_statement(text):
-    """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
-    broken)."""
-    if text.startswith("def ") or text.endswith(")") and text.split("(", 1)[0].replace(
-            ".", "").isidentifier():  # a def, or a call as a statement: z.index_put_(...)
-        return "", text
-    if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
-        expression = text[len("if "):-1]
-        if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
-            expression = f"({expression})"
-        return "if ", expression + ":"
-    if text.startswith("return "):
-        head, expression = "return ", text[len("return "):]
-    elif " = " in text and text.split(" = ", 1)[0].isidentifier():
-        head, expression = text.split(" = ", 1)[0] + " = ", text.split(" = ", 1)[1]
-    else:
-        return text, None
-    if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
-        expression = f"({expression})"
-    return head, expression
-
-
-def _closing(text, opening):
-    depth = 0
-    for position, token in _tokens(text):
-        if token in "([{":
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-            if depth == 0 and position >= opening:
-                return position
-    return -1
-
-
-def _tokens(text):
-    """(position, token text) of each operator token of ``text`` (strings are skipped whole)."""
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.OP:
-            yield token.start[1], token.string
-
-
-_RANK = {",": 0, "if": 0, "else": 0, "and": 0, "or": 0, "+": 1, "-": 1}  # others (* / **): 2
-
-
-def _break_points(body):
-    """(position, depth, rank) where a line may start: before a binary operator or after a comma;
-    a lower rank (a comma, then + and -) is a better place to break than * or /."""
-    points, depth, previous = [], 0, None
-    for token in tokenize.generate_tokens(io.StringIO(body).readline):
-        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.NL):
-            continue
-        string, position = token.string, token.start[1]
-        if string in "([{" and token.type == tokenize.OP:
-            depth += 1
-        elif string in ")]}" and token.type == tokenize.OP:
-            depth -= 1
-        elif token.type == tokenize.OP and string in ("+", "-", "*", "/", "**", "%", "//") and (
-                previous is not None and (previous.type in (tokenize.NAME, tokenize.NUMBER)
-                                          or previous.string in ")]}")):
-            points.append((position, depth, _RANK.get(string, 2)))
-        elif string == ",":
-            points.append((position + 1, depth, 0))
-        elif string in ("if", "else", "and", "or"):
-            points.append((position, depth, 0))
-        previous = token
-    return points
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
@@ -355,10 +235,6 @@ def _static_guard(function_name, name, value):
         body=[ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []),
                         None)],
         orelse=[])
-
-
-def _assign(target, value):
-    return ast.Assign([ast.Name(target, ast.Store())], value, lineno=None)
 
 
 def _mark_stops(source, stops):
@@ -537,130 +413,3 @@ def _entries(program, backend, names, results):
         else:
             entries.append(_Entry(target, hide(expr)))
     return entries
-
-
-# --- 4: common sub-expressions ---------------------------------------------------------------
-def _cse_body(entries, printer, names):
-    plain = [e for e in entries if not e.guarded]
-    temps, reduced = sympy.cse([e.expr for e in plain], symbols=sympy.numbered_symbols(
-        "_cse", cls=sympy.Dummy, real=True), order="none") if plain else ([], [])
-    trivial = {}  # temps as cheap as their name (-m, 2*x): printed inline, for readability
-    kept = []
-    for temp, sub in temps:
-        sub = sub.xreplace(trivial)
-        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
-                or sub.is_number or isinstance(sub, Copy) and sub.args[0].is_Symbol:
-            # a constant is printed as its value, which Python folds; Copy(x, k) as x
-            trivial[temp] = sub
-        elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
-            trivial[temp] = -temp
-            kept.append((temp, -sub))
-        else:
-            kept.append((temp, sub))
-    temps = kept
-    reduced = [r.xreplace(trivial) for r in reduced]
-    reduced_of = dict(zip(map(id, plain), reduced))
-    definition = dict(temps)
-    full = {}  # temp -> its expression with earlier temps expanded
-    for temp, sub in temps:
-        full[temp] = sub.xreplace(full)
-    renamed = {}  # cse symbol / placeholder -> printed name symbol
-    emitted_back = {}  # full sub-expression -> printed temp, for back-substitution in branches
-    body, stops = [], []
-
-    def name_for(symbol):
-        if symbol not in renamed:
-            k = 0
-            while f"_t{k}" in names:
-                k += 1
-            names.add(f"_t{k}")
-            renamed[symbol] = sympy.Symbol(f"_t{k}", real=True)
-        return renamed[symbol]
-
-    def need(expr):
-        for symbol in _ordered_symbols(expr):
-            if symbol in definition and symbol not in renamed:
-                need(definition[symbol])
-                target = name_for(symbol)
-                line = _assign(target.name, printer.expr(definition[symbol], renamed))
-                body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
-                emitted_back[full[symbol]] = target
-
-    for entry in entries:
-        if entry.check is not None:
-            line = _check_line(entry.check, printer, emitted_back, renamed)
-            if any(_lazy(c, printer) for c, _ in entry.check.path):
-                line = _quiet(line, printer)
-            body.append(line)
-            continue
-        target = name_for(entry.target) if entry.temporary else entry.target
-        if entry.guarded:
-            expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
-            line = _assign(target.name, printer.expr(expr, renamed))
-            if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
-                line = _quiet(line, printer)
-            body.append(line)
-        else:
-            expr = reduced_of[id(entry)]
-            if expr in definition and expr not in renamed:  # the whole line is a common term
-                renamed[expr] = target
-                emitted_back[full[expr]] = target
-                expr = definition[expr]
-            need(expr)
-            line = _assign(target.name, printer.expr(expr, renamed))
-            body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
-        if entry.stop:
-            stops.append(target.name)
-    return body, stops
-
-
-def _lazy(expr, printer):
-    """Whether numpy evaluates operands of ``expr`` the primal may not run: ``and``/``or``
-    (``np.logical_or`` evaluates both sides), a branch (``np.where``). Such a line is printed
-    under ``_quiet``, so an operand the primal skips (``math.log(x)`` after ``x <= 0 or``) does
-    not warn."""
-    return printer.backend == "numpy" and isinstance(expr, sympy.Basic) and expr.has(
-        AndThen, OrElse, sympy.And, sympy.Or, sympy.ITE, sympy.Piecewise, Branch)
-
-
-def _quiet(line, printer):
-    """``line`` inside ``with np.errstate(divide=..., over=..., invalid="ignore"):``."""
-    return ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
-        ast.keyword(kind, ast.Constant("ignore")) for kind in ("divide", "over", "invalid")]),
-        None)], [line])
-
-
-def _check_line(check, printer, emitted_back, renamed):
-    """``if c1 and not c2: raise AssertionError('m')``: conditions as the primal computes them,
-    printed whole (guarded: nothing hoisted out); with numpy, raised when any element fails."""
-    tests = []
-    for cond, holds in check.path:
-        node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
-        if not holds:
-            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.vectorised
-                    else ast.UnaryOp(ast.Not(), node))
-        tests.append(node)
-    if printer.vectorised:
-        test = tests[0]
-        for other in tests[1:]:
-            test = ast.Call(printer.name("np.logical_and"), [test, other], [])
-        test = ast.Call(printer.name("np.any"), [test], [])
-    else:
-        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
-    args = [] if check.message is None else [ast.Constant(check.message)]
-    raised = ast.Raise(ast.Call(ast.Name(check.exception, ast.Load()), args, []), None)
-    return ast.If(test=test, body=[raised], orelse=[])
-
-
-def _ordered_symbols(expr):
-    """Free symbols in first-appearance order of a preorder walk (deterministic)."""
-    seen, order, stack = set(), [], [expr]
-    while stack:
-        node = stack.pop()
-        if node.is_Symbol:
-            if node not in seen:
-                seen.add(node)
-                order.append(node)
-        else:
-            stack.extend(reversed(node.args))
-    return order

@@ -19,8 +19,8 @@ from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
 from .written import AsWritten
-from .rules import (RULES, AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value,
-                    Written, repeated, rule_for_class, spelling, written_spelling)
+from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
+from .rules import RULES, Written, repeated, rule_for_class, spelling, written_spelling
 
 
 def dotted_name(dotted):
@@ -239,7 +239,7 @@ class Printer:
         if printed == "round":  # round(x) keeps Python's int result and half-to-even rule
             return ast.Call(self.name("round"), [self.node(e.args[0])], [])
         args = e.args
-        if isinstance(e, (sympy.Max, sympy.Min)):  # a repeat (rules.Copy) is the same float: it
+        if isinstance(e, (sympy.Max, sympy.Min)):  # a repeat (functions.Copy) is the same float: it
             args = tuple(same[0] for same in repeated(args).values())  # never changes the result
             if len(args) == 1:
                 return self.node(args[0])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from .rules import StopGradient
+from .functions import StopGradient
 
 # names the emitted code refers to itself; a user name equal to one of these is renamed
 RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "sum",

@@ -19,9 +19,9 @@ import types
 
 import sympy
 
-from . import rules
+from . import functions, rules
 from .fence import LOOP_HINT, bound_names, dotted
-from .rules import StopGradient
+from .functions import StopGradient
 from .source import read_source
 
 
@@ -206,14 +206,14 @@ class Resolver:
                 return undefined
         if all(_constant(a) for a in args):
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
-        if rule.build is rules.power and rules.complex_power(self._with_constants(args[0]),
+        if rule.build is rules.power and functions.complex_power(self._with_constants(args[0]),
                                                              args[1]):
             return self.complex_value(*args, node, frame)  # pow(-4, y)
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.build is rules.power and not \
                 _constant(args[1]):  # their derivatives compare them:
             args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
         if rule.sympy in (sympy.Max, sympy.Min):
-            args = rules.repeats_kept(args)
+            args = functions.repeats_kept(args)
         try:
             return self.defined((rule.build or rule.sympy)(*args), node, frame)
         except (TypeError, ValueError) as exc:
@@ -440,7 +440,7 @@ def _describe(obj):
 def _constant(value):
     """Whether a SymPy value is a constant the primal computes in Python (no symbol, no stop)."""
     return isinstance(value, sympy.Expr) and value.is_number and not value.has(
-        StopGradient, rules.Undefined)
+        StopGradient, functions.Undefined)
 
 
 def _surely_undefined(value):
@@ -449,9 +449,9 @@ def _surely_undefined(value):
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, rules.Undefined):
+        if isinstance(node, functions.Undefined):
             return node
-        branch = isinstance(node, (sympy.Piecewise, rules.Branch)) or (
+        branch = isinstance(node, (sympy.Piecewise, functions.Branch)) or (
             isinstance(node, sympy.logic.boolalg.Boolean) and not isinstance(node, sympy.Expr))
         if not branch:
             stack.extend(node.args)

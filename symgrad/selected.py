@@ -9,7 +9,8 @@ nonzero side only; a derivative line used only there is moved into it.
 import sympy
 
 from .program import Check
-from .rules import AndThen, Branch, OrElse, Undefined, Value, Written
+from .functions import AndThen, Branch, OrElse, Undefined, Value
+from .rules import Written
 
 
 LAZY = (Branch, AndThen, OrElse, sympy.ITE)

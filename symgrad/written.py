@@ -12,7 +12,8 @@ primal's names, printed: the generated code computes the primal's float).
 import sympy
 from sympy import S
 
-from .rules import FirstArgument, StopGradient, Written
+from .functions import FirstArgument, StopGradient
+from .rules import Written
 
 
 class AsWritten(FirstArgument):

@@ -1,0 +1,142 @@
+"""Step 4 of ``emit``: common sub-expressions (SymPy ``cse``) hoisted into ``_t0, _t1 ...``, each
+emitted just before its first use, in program order; guarded lines (branches, checks) printed
+whole, so nothing is hoisted out of a branch the primal may not take.
+"""
+import ast
+
+import sympy
+
+from .functions import AndThen, Branch, Copy, OrElse
+from .program import replaced
+
+
+def assign(target, value):
+    return ast.Assign([ast.Name(target, ast.Store())], value, lineno=None)
+
+
+def cse_body(entries, printer, names):
+    """The printed statements of ``entries`` (``emit._Entry``, in program order) and the names of
+    stopped results: ``(body, stops)``; ``names`` (a set) gains every ``_t<k>`` it invents."""
+    plain = [e for e in entries if not e.guarded]
+    temps, reduced = sympy.cse([e.expr for e in plain], symbols=sympy.numbered_symbols(
+        "_cse", cls=sympy.Dummy, real=True), order="none") if plain else ([], [])
+    trivial = {}  # temps as cheap as their name (-m, 2*x): printed inline, for readability
+    kept = []
+    for temp, sub in temps:
+        sub = sub.xreplace(trivial)
+        if sub.is_Mul and len(sub.args) == 2 and sub.args[0].is_Number and sub.args[1].is_Symbol \
+                or sub.is_number or isinstance(sub, Copy) and sub.args[0].is_Symbol:
+            # a constant is printed as its value, which Python folds; Copy(x, k) as x
+            trivial[temp] = sub
+        elif sub.could_extract_minus_sign():  # name the positive value; uses read `- _t0`
+            trivial[temp] = -temp
+            kept.append((temp, -sub))
+        else:
+            kept.append((temp, sub))
+    temps = kept
+    reduced = [r.xreplace(trivial) for r in reduced]
+    reduced_of = dict(zip(map(id, plain), reduced))
+    definition = dict(temps)
+    full = {}  # temp -> its expression with earlier temps expanded
+    for temp, sub in temps:
+        full[temp] = sub.xreplace(full)
+    renamed = {}  # cse symbol / placeholder -> printed name symbol
+    emitted_back = {}  # full sub-expression -> printed temp, for back-substitution in branches
+    body, stops = [], []
+
+    def name_for(symbol):
+        if symbol not in renamed:
+            k = 0
+            while f"_t{k}" in names:
+                k += 1
+            names.add(f"_t{k}")
+            renamed[symbol] = sympy.Symbol(f"_t{k}", real=True)
+        return renamed[symbol]
+
+    def need(expr):
+        for symbol in _ordered_symbols(expr):
+            if symbol in definition and symbol not in renamed:
+                need(definition[symbol])
+                target = name_for(symbol)
+                line = assign(target.name, printer.expr(definition[symbol], renamed))
+                body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
+                emitted_back[full[symbol]] = target
+
+    for entry in entries:
+        if entry.check is not None:
+            line = _check_line(entry.check, printer, emitted_back, renamed)
+            if any(_lazy(c, printer) for c, _ in entry.check.path):
+                line = _quiet(line, printer)
+            body.append(line)
+            continue
+        target = name_for(entry.target) if entry.temporary else entry.target
+        if entry.guarded:
+            expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
+            line = assign(target.name, printer.expr(expr, renamed))
+            if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
+                line = _quiet(line, printer)
+            body.append(line)
+        else:
+            expr = reduced_of[id(entry)]
+            if expr in definition and expr not in renamed:  # the whole line is a common term
+                renamed[expr] = target
+                emitted_back[full[expr]] = target
+                expr = definition[expr]
+            need(expr)
+            line = assign(target.name, printer.expr(expr, renamed))
+            body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
+        if entry.stop:
+            stops.append(target.name)
+    return body, stops
+
+
+def _lazy(expr, printer):
+    """Whether numpy evaluates operands of ``expr`` the primal may not run: ``and``/``or``
+    (``np.logical_or`` evaluates both sides), a branch (``np.where``). Such a line is printed
+    under ``_quiet``, so an operand the primal skips (``math.log(x)`` after ``x <= 0 or``) does
+    not warn."""
+    return printer.backend == "numpy" and isinstance(expr, sympy.Basic) and expr.has(
+        AndThen, OrElse, sympy.And, sympy.Or, sympy.ITE, sympy.Piecewise, Branch)
+
+
+def _quiet(line, printer):
+    """``line`` inside ``with np.errstate(divide=..., over=..., invalid="ignore"):``."""
+    return ast.With([ast.withitem(ast.Call(printer.name("np.errstate"), [], [
+        ast.keyword(kind, ast.Constant("ignore")) for kind in ("divide", "over", "invalid")]),
+        None)], [line])
+
+
+def _check_line(check, printer, emitted_back, renamed):
+    """``if c1 and not c2: raise AssertionError('m')``: conditions as the primal computes them,
+    printed whole (guarded: nothing hoisted out); with numpy, raised when any element fails."""
+    tests = []
+    for cond, holds in check.path:
+        node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
+        if not holds:
+            node = (ast.Call(printer.name("np.logical_not"), [node], []) if printer.vectorised
+                    else ast.UnaryOp(ast.Not(), node))
+        tests.append(node)
+    if printer.vectorised:
+        test = tests[0]
+        for other in tests[1:]:
+            test = ast.Call(printer.name("np.logical_and"), [test, other], [])
+        test = ast.Call(printer.name("np.any"), [test], [])
+    else:
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
+    args = [] if check.message is None else [ast.Constant(check.message)]
+    raised = ast.Raise(ast.Call(ast.Name(check.exception, ast.Load()), args, []), None)
+    return ast.If(test=test, body=[raised], orelse=[])
+
+
+def _ordered_symbols(expr):
+    """Free symbols in first-appearance order of a preorder walk (deterministic)."""
+    seen, order, stack = set(), [], [expr]
+    while stack:
+        node = stack.pop()
+        if node.is_Symbol:
+            if node not in seen:
+                seen.add(node)
+                order.append(node)
+        else:
+            stack.extend(reversed(node.args))
+    return order

@@ -1,0 +1,352 @@
+"""Expressions of the frontend's reader (a mixin of ``frontend._Reader``): a Python expression
+node → its SymPy value, with Python's arithmetic on constants (``fold``), conditions kept in
+Python's order, powers of negative bases, undefined points, and the written form of comparison
+operands (``written``).
+"""
+import ast
+import operator
+
+import sympy
+
+from . import dependencies, functions, rules
+from .errors import UnsupportedSyntaxError
+from .fence import dotted
+from .functions import Value
+from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
+from .rules import power
+
+_BINARY = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.Pow: power,
+    ast.FloorDiv: lambda a, b: rules.Written(sympy.Integer(5), a, b),  # Python's float // and %:
+    ast.Mod: lambda a, b: rules.Written(sympy.Integer(6), a, b),  # not floor(a/b), nor SymPy's Mod
+}
+_PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}  # what the primal computes on constants
+_COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
+            ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
+
+class Expressions:
+    """The expression half of the frontend's reader (a mixin of ``frontend._Reader``)."""
+
+    def value(self, node, frame):
+        """The value of an expression node: a SymPy expression or boolean, a tuple, or ``_Py``."""
+        if isinstance(node, ast.Constant):
+            return self.constant(node.value, node, frame)
+        if isinstance(node, ast.Name):
+            return self.name(node, frame)
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value, frame)
+            if not isinstance(base, _Py):
+                self.fail(node, frame, f"attribute `.{node.attr}` of a number is not supported",
+                          "use math functions on the value")
+            try:
+                obj = getattr(base.obj, node.attr)
+            except AttributeError:
+                self.fail(node, frame, f"`{dotted(node)}` does not exist", "check the spelling")
+            dependencies.attribute_read(base.obj, node.attr, obj)
+            return self.python(obj, node, frame)
+        if isinstance(node, ast.BinOp):
+            return self.binary(node.op, self.value(node.left, frame),
+                               self.value(node.right, frame), node, frame)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return sympy.Not(self.condition(node.operand, frame))
+            operand = self.number(self.value(node.operand, frame), node, frame)
+            if isinstance(node.op, ast.USub):
+                return -operand
+            if isinstance(node.op, ast.UAdd):
+                return operand
+        if isinstance(node, (ast.Compare, ast.BoolOp)):
+            return self.condition(node, frame)
+        if isinstance(node, ast.IfExp):
+            test, (body, orelse) = _without_not(node.test, (node.body, node.orelse))
+            cond = self.condition(test, frame)
+            if cond is sympy.true or cond is sympy.false:
+                return self.value(body if cond else orelse, frame)
+            return self.select(cond, self.side_value(body, frame, (cond, True)),
+                               self.side_value(orelse, frame, (cond, False)), node, frame)
+        if isinstance(node, ast.Call):
+            return self.call(node, frame)
+        if isinstance(node, (ast.Lambda,)):
+            return self.function_value(node, frame)
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            return self.comprehension(node, frame)
+        if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
+            return tuple(self.value(e, frame) for e in node.elts)
+        if isinstance(node, ast.Subscript):
+            items = self.sequence(self.value(node.value, frame), node, frame)
+            index = self.integer(node.slice, frame)
+            if not -len(items) <= index < len(items):
+                self.fail(node, frame, f"index {index} is out of range", "check the index")
+            return items[index]
+        return self.reject(node, frame)
+
+    def side_value(self, node, frame, side):
+        """The value of one side of ``a if c else b``: read as a branch (nothing a helper called
+        there computes is evaluated unconditionally; its checks hold on this side only)."""
+        self.depth += 1
+        self.path.append(side)
+        try:
+            return self.value(node, frame)
+        finally:
+            self.depth -= 1
+            self.path.pop()
+
+    def constant(self, value, node, frame):
+        if isinstance(value, bool):
+            return sympy.true if value else sympy.false
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                self.fail(node, frame, "infinite or nan constants are not supported",
+                          "use a finite number")
+            return functions.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
+        return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
+                         "use int or float numbers")
+
+    def python(self, obj, node, frame):
+        """A build-time Python object as a value: numbers become SymPy numbers."""
+        if isinstance(obj, (bool, int, float)):
+            return self.constant(obj, node, frame)
+        if isinstance(obj, (tuple, list)):
+            return tuple(self.python(o, node, frame) for o in obj)
+        if hasattr(obj, "item") and hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():
+            return self.constant(obj.item(), node, frame)  # a NumPy scalar constant
+        return _Py(obj)
+
+    def binary(self, op, a, b, node, frame):
+        make = _BINARY.get(type(op))
+        if make is None:
+            return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
+                             "use + - * / ** // %")
+        a, b = self.number(a, node, frame), self.number(b, node, frame)
+        for v in (a, b):
+            undefined = _surely_undefined(v)
+            if undefined is not None:  # computed from an undefined value: undefined too
+                return undefined
+        if _constant(a) and _constant(b):
+            return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
+        if isinstance(op, ast.Pow) and functions.complex_power(self._with_constants(a), b):
+            return self.complex_value(a, b, node, frame)  # (-4) ** y, math.cos(2) ** t
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
+            return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (functions.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
+        if isinstance(op, ast.Pow) and not _constant(b) and isinstance(node, (ast.BinOp,
+                                                                           ast.AugAssign)):
+            left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
+                ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
+            a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)
+        return self.defined(make(a, b), node, frame)
+
+    def folded(self, python, build, args, node, frame):
+        """A call or operator on constants, folded to the value the primal computes."""
+        try:
+            return functions.fold(python, build, args)
+        except functions.NotComputable as exc:
+            if exc.complex:  # (-0.5) ** 0.3: a complex number, which the primal does not raise on
+                return self.complex_value(*args, node, frame)
+            return self.undefined(node, frame, exc.kind)
+
+    def complex_value(self, base, exponent, node, frame):
+        """``base ** exponent``, a complex number in Python: ``functions.ComplexPower``, refused at the
+        end of the reading if its value is used on every call (``_refuse_complex``), dropped if
+        dead, and raising in the gradient on a path that may not run (docs/conventions.md)."""
+        value = functions.ComplexPower(sympy.Integer(1), self._with_constants(base), exponent)
+        self.complex_sites.setdefault(value, (frame.src.location(node), ast.unparse(node)))
+        return value
+
+    def _refuse_complex(self, outputs):
+        """Refuse a ``functions.ComplexPower`` that an output computes on every call (outside any
+        branch): the primal's value is complex there, and a gradient of it is no float. A name
+        bound to one holds it (no assignment), so a dead one (its value unused, or used on some
+        paths only) is no refusal: the primal runs."""
+        for expr in outputs:
+            found = _surely_undefined(expr)
+            if isinstance(found, functions.ComplexPower):
+                base, exponent = found.args[1:]
+                location, text = self.complex_sites[found]
+                why = (f"a negative base, {_number_text(base)}, to a fractional power"
+                       if exponent.is_Number else f"a negative base, {_number_text(base)}, to a "
+                       "varying power: complex wherever the exponent is not whole, with no real "
+                       "derivative")
+                raise UnsupportedSyntaxError(
+                    f"`{text}` is a complex number in Python ({why}), and symgrad "
+                    "differentiates real values only", location,
+                    "make the base positive (`abs(b) ** y`) or the exponent a whole number")
+
+    def undefined(self, node, frame, kind):
+        """What the primal cannot compute: refused where it surely runs (the primal raises on
+        every call), else ``Undefined``, which raises in the gradient where the primal raises."""
+        if self.depth == 0:
+            self.fail(node, frame, "this is undefined (a division by zero, log(0), or a complex "
+                      "number) for every input", "check the expression: the function raises on "
+                      "every call")
+        return functions.Undefined(sympy.Integer(kind))
+
+    def defined(self, value, node, frame, may_not_run=False):
+        """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
+        then the primal raises on every call, and a gradient must not return a number."""
+        bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+        if not isinstance(value, sympy.Basic) or not self._with_constants(value).has(*bad):
+            return value
+        if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
+            value = sympy.piecewise_fold(value)
+        if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
+            return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
+                                     for e, c in value.args])
+        if may_not_run:
+            self.depth += 1
+        try:
+            return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
+        finally:
+            self.depth -= may_not_run
+
+    def _with_constants(self, value):
+        """``value`` with the names bound to constants replaced by them: ``(t * a) ** -2`` with
+        ``a = math.floor(math.cos(1.5))`` is ``zoo``, undefined although no constant shows."""
+        if not self.constants or value.free_symbols.isdisjoint(self.constants):
+            return value
+        try:
+            return value.xreplace(self.constants)
+        except (TypeError, ValueError, ArithmeticError):  # SymPy cannot rebuild it: as it is
+            return value
+
+    def number(self, value, node, frame):
+        if isinstance(value, sympy.Expr):
+            return value
+        if value is RAISES:
+            return self.fail(node, frame, "this raises on every path, so it has no value",
+                             "call a helper that raises on some inputs only as a statement, "
+                             "or return its value")
+        what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
+                "a tuple" if isinstance(value, tuple) else
+                f"`{_describe(value.obj if isinstance(value, _Py) else value)}`")
+        return self.fail(node, frame, f"{what} is used where a number is needed",
+                         "use numbers in arithmetic and comparisons in conditions only")
+
+    def integer(self, node, frame):
+        value = self.value(node, frame)
+        if isinstance(value, sympy.Integer):
+            return int(value)
+        if isinstance(value, sympy.Number):
+            return self.fail(node, frame, f"this must be an int, not {float(value)!r}",
+                             "use an int (range() and indexing take ints only)")
+        named = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.nodes]
+        if named and frame.primary:
+            self.fail(node, frame, f"`{named[0]}` is named in wrt, so it is a variable here, "
+                      "not an integer known when the gradient is built",
+                      f"leave `{named[0]}` out of wrt")
+        return self.fail(node, frame, "this must be an integer known when the gradient is built",
+                         "use a literal, a module constant, a closure variable or a parameter "
+                         "default")
+
+    def sequence(self, value, node, frame):
+        if isinstance(value, tuple):
+            return value
+        return self.fail(node, frame, "a tuple or list of numbers is needed here",
+                         "use a module-level tuple of numbers or a tuple expression")
+
+    def condition(self, node, frame):
+        """A test as a SymPy boolean (``sympy.true``/``false`` when decided at build time)."""
+        if isinstance(node, ast.Compare):
+            for op in node.ops:
+                if type(op) not in _COMPARE:
+                    self.fail(node, frame, f"the comparison `{type(op).__name__}` is not supported",
+                              "compare numbers with < <= > >= == !=")
+            parts, left = [], self.number(self.value(node.left, frame), node, frame)
+            left = self.written(node.left, frame, left)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.number(self.value(right_node, frame), node, frame)
+                right = self.written(right_node, frame, right)
+                parts.append(_COMPARE[type(op)](Value(left), Value(right)))
+                left = right
+            return sympy.And(*parts)
+        if isinstance(node, ast.BoolOp):
+            parts, stop = [], sympy.false if isinstance(node.op, ast.And) else sympy.true
+            for k, v in enumerate(node.values):
+                self.depth += k > 0  # an operand after the first may not run
+                try:
+                    parts.append(self.condition(v, frame))
+                finally:
+                    self.depth -= k > 0
+                if parts[-1] is stop:  # `True or ...`: the rest never runs
+                    break
+            return (functions.AndThen if isinstance(node.op, ast.And) else functions.OrElse)(*parts)
+        value = self.value(node, frame)
+        if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
+            return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
+        value = self.written(node, frame, self.number(value, node, frame))  # the primal's float
+        return sympy.Ne(Value(value), 0)  # `if t:` is `if t != 0:`
+
+    def written(self, node, frame, value):
+        """A comparison operand as the primal computes it: its operators and calls as written
+        (``rules.Written``) over names, parameters and constants; ``value`` (its SymPy form) where
+        the operand holds anything else (a helper call, a branch-local expression)."""
+        try:
+            return self._written(node, frame)
+        except _NotWritten:  # a helper's returned value: the form its `return` wrote, if any
+            return self.written_of.get(value, value) if isinstance(value, sympy.Expr) else value
+
+    def _written(self, node, frame):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
+            return functions.number(node.value)
+        if isinstance(node, ast.Name):
+            value = self.name(node, frame)
+            if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
+                return value
+            if isinstance(value, sympy.Expr) and value in self.written_of:  # bound in a branch
+                return self.written_of[value]
+        elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
+            return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
+                                 self._written(node.left, frame), self._written(node.right, frame))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self._written(node.operand, frame)
+            return rules.Written(sympy.Integer(-1), operand) if isinstance(node.op, ast.USub) \
+                else operand
+        elif isinstance(node, ast.Call) and not node.keywords and dotted(node.func) is not None:
+            root = node.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(node.func, ast.Attribute) and not isinstance(self.value(root, frame), _Py):
+                raise _NotWritten  # a method of a value (an array's x.sum()): not a function call
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "math") is not None and \
+                    len(node.args) in rule.nargs:
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
+            if node in self.call_results:  # a helper: the form its `return` wrote, if any
+                value = self.call_results[node]
+                return self.written_of.get(value, value)
+        raise _NotWritten
+
+
+def _number_text(value):
+    """A SymPy value as short text for a message: a number as the float Python holds."""
+    return repr(functions.as_python(value) if value.is_Integer else float(value)) \
+        if value.is_number else str(value)
+
+
+class _NotWritten(Exception):
+    """An operand ``_Reader.written`` cannot keep as written."""
+
+
+_WRITTEN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.Pow: 4, ast.FloorDiv: 5,
+            ast.Mod: 6}
+
+
+def _without_not(test, branches):
+    """``if not c: A else: B`` as ``if c: B else: A``. SymPy would turn ``Not(x > 0)`` into
+    ``x <= 0``, which differs from Python's ``not`` at nan; swapping the branches keeps Python's."""
+    body, orelse = branches
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, body, orelse = test.operand, orelse, body
+    return test, (body, orelse)

@@ -1,0 +1,127 @@
+"""The last step of ``emit``: an AST printed with ``astor``, and lines longer than ``LINE_WIDTH``
+columns broken the way PEP 8 does.
+"""
+import bisect
+import io
+import tokenize
+import warnings
+
+LINE_WIDTH = 100
+
+
+def to_source(node):
+    """Print an AST with astor, then wrap lines longer than ``LINE_WIDTH`` columns (``wrap``).
+
+    The one place astor is imported and called: astor 0.8.1 uses ``ast.Num`` and friends, deprecated
+    since Python 3.12, so its DeprecationWarnings are silenced here and only here.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import astor
+        source = astor.to_source(node, pretty_source="".join)  # one physical line per statement
+    return "".join(wrap(line) for line in source.splitlines(keepends=True))
+
+
+def wrap(line, width=LINE_WIDTH):
+    """Break one statement longer than ``width`` the way PEP 8 does: inside parentheses (added
+    around the right-hand side when needed), before a binary operator or after a comma, choosing
+    the shallowest break that fits; continuation lines indented 4 more (8 for a ``def``)."""
+    if len(line.rstrip("\n")) <= width:
+        return line
+    text = line.rstrip("\n")
+    indent = text[: len(text) - len(text.lstrip())]
+    head, body = _split_statement(text.strip())
+    if body is None:
+        return line
+    first = indent + head
+    tokens = _break_points(body)
+    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
+    more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
+    lines, start, prefix = [], 0, first
+    while len(prefix) + len(body) - start > width:
+        room = width - len(prefix)
+        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
+            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
+        full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
+        if not fitting:  # a name longer than the room: break at the first place after it
+            later = positions[bisect.bisect_right(positions, start):]
+            if start == 0 and body.startswith("(") and not body.startswith("def "):
+                later = [1]  # right after the opening parenthesis
+            if not later:
+                break
+            fitting = [(0, 0, 0, min(later))]
+        cut = min(full or fitting)[3]
+        lines.append(prefix + body[start:cut].rstrip())
+        start, prefix = cut, more
+        while start < len(body) and body[start] == " ":
+            start += 1
+    lines.append(prefix + body[start:])
+    return "\n".join(lines) + "\n"
+
+
+def _split_statement(text):
+    """(``"name = "``, ``"return "``, ``"if "`` or ``""`` for a def, the part that may be
+    broken)."""
+    if text.startswith("def ") or text.endswith(")") and text.split("(", 1)[0].replace(
+            ".", "").isidentifier():  # a def, or a call as a statement: z.index_put_(...)
+        return "", text
+    if text.startswith("if ") and text.endswith(":"):  # a check: `if (...):`, the body below
+        expression = text[len("if "):-1]
+        if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
+            expression = f"({expression})"
+        return "if ", expression + ":"
+    if text.startswith("return "):
+        head, expression = "return ", text[len("return "):]
+    elif " = " in text and text.split(" = ", 1)[0].isidentifier():
+        head, expression = text.split(" = ", 1)[0] + " = ", text.split(" = ", 1)[1]
+    else:
+        return text, None
+    if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
+        expression = f"({expression})"
+    return head, expression
+
+
+def _closing(text, opening):
+    depth = 0
+    for position, token in _tokens(text):
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+            if depth == 0 and position >= opening:
+                return position
+    return -1
+
+
+def _tokens(text):
+    """(position, token text) of each operator token of ``text`` (strings are skipped whole)."""
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.OP:
+            yield token.start[1], token.string
+
+
+_RANK = {",": 0, "if": 0, "else": 0, "and": 0, "or": 0, "+": 1, "-": 1}  # others (* / **): 2
+
+
+def _break_points(body):
+    """(position, depth, rank) where a line may start: before a binary operator or after a comma;
+    a lower rank (a comma, then + and -) is a better place to break than * or /."""
+    points, depth, previous = [], 0, None
+    for token in tokenize.generate_tokens(io.StringIO(body).readline):
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.NL):
+            continue
+        string, position = token.string, token.start[1]
+        if string in "([{" and token.type == tokenize.OP:
+            depth += 1
+        elif string in ")]}" and token.type == tokenize.OP:
+            depth -= 1
+        elif token.type == tokenize.OP and string in ("+", "-", "*", "/", "**", "%", "//") and (
+                previous is not None and (previous.type in (tokenize.NAME, tokenize.NUMBER)
+                                          or previous.string in ")]}")):
+            points.append((position, depth, _RANK.get(string, 2)))
+        elif string == ",":
+            points.append((position + 1, depth, 0))
+        elif string in ("if", "else", "and", "or"):
+            points.append((position, depth, 0))
+        previous = token
+    return points
