@@ -29,6 +29,7 @@ import numpy
 from .array_emit import in_place
 from .backends import backend
 from .fence import dotted
+from .program import fresh_name
 from .rules import RULES, spelling
 
 # the functions the NumPy pass prints in place, beyond the elementwise rows, as PyTorch spells them
@@ -138,27 +139,37 @@ def torch_in_place(program, body, arrays, results, stops, invented):
     if ast.dump(ast.Module(rewritten, [])) == ast.dump(ast.Module(list(body), [])):
         return list(body)
     if _meets_arrays(rewritten, set(arrays)):
-        return dtype_lines(arrays) + rewritten
+        taken = {n.id for s in rewritten for n in ast.walk(s) if isinstance(n, ast.Name)}
+        taken |= set(program.param_names)
+        return dtype_lines(arrays, fresh_name("dtype", taken), fresh_name("array", taken)) + \
+            rewritten
     return rewritten
 
 
-def dtype_lines(arrays):
-    """``if not (X.dtype == w.dtype): ...``: the parameters ``arrays`` converted to their widest
-    dtype (``torch.promote_types``) when they differ; nothing for one parameter."""
+def dtype_lines(arrays, widest="dtype", each="array"):
+    """``if not X.dtype == w.dtype: ...``: the parameters ``arrays`` converted to their widest
+    dtype (``torch.promote_types``, computed in the names ``widest`` and ``each``) when they
+    differ; nothing for one parameter."""
     if len(arrays) < 2:
         return []
-    dtypes = [ast.Attribute(ast.Name(p, ast.Load()), "dtype", ast.Load()) for p in arrays]
-    same = ast.Compare(dtypes[0], [ast.Eq() for _ in dtypes[1:]], dtypes[1:])
-    widest = dtypes[0]
-    for other in dtypes[1:]:
-        widest = ast.Call(_attribute("torch.promote_types"), [widest, other], [])
-    lines = [ast.Assign([ast.Name("dtype", ast.Store())], widest, lineno=None)]
-    lines.append(ast.Assign(
-        [ast.Tuple([ast.Name(p, ast.Store()) for p in arrays], ast.Store())],
-        ast.Tuple([ast.Call(ast.Attribute(ast.Name(p, ast.Load()), "to", ast.Load()),
-                            [ast.Name("dtype", ast.Load())], []) for p in arrays], ast.Load()),
-        lineno=None))
-    return [ast.If(ast.UnaryOp(ast.Not(), same), lines, [])]
+
+    def name(text, store=False):
+        return ast.Name(text, ast.Store() if store else ast.Load())
+
+    def dtype(p):
+        return ast.Attribute(name(p), "dtype", ast.Load())
+    same = ast.Compare(dtype(arrays[0]), [ast.Eq() for _ in arrays[1:]],
+                       [dtype(p) for p in arrays[1:]])
+    loop = ast.For(name(each, True), ast.Tuple([name(p) for p in arrays[1:]], ast.Load()), [
+        ast.Assign([name(widest, True)], ast.Call(_attribute("torch.promote_types"), [
+            name(widest), ast.Attribute(name(each), "dtype", ast.Load())], []), lineno=None)],
+        [], lineno=None)
+    converted = ast.Assign(
+        [ast.Tuple([name(p, True) for p in arrays], ast.Store())],
+        ast.Tuple([ast.Call(ast.Attribute(name(p), "to", ast.Load()), [name(widest)], [])
+                   for p in arrays], ast.Load()), lineno=None)
+    return [ast.If(ast.UnaryOp(ast.Not(), same), [
+        ast.Assign([name(widest, True)], dtype(arrays[0]), lineno=None), loop, converted], [])]
 
 
 def _in_place_statements(body):
@@ -235,18 +246,17 @@ def _overlapping(body):
 
 
 def _views_of(node, root, aliases, whole):
-    """Whether ``node`` reads a view of the tensor ``root`` (``whole``: ``node`` itself is read
-    as an operand, where the tensor itself is allowed)."""
+    """Whether ``node``, an operand of an update of the tensor ``root``, reads a view of it
+    (``whole``: ``node`` itself is the operand, where the tensor itself is allowed). A new tensor
+    (``2.0 * t.T``) is computed before the update and holds no view."""
     if isinstance(node, ast.Name):
         return root in aliases.viewed(node.id) or not whole and aliases.root(node.id) == root
     if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device"):
         return False
-    inside = _allocates(node)  # a new tensor: its operands are read whole, before the update
-    children = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
-    if isinstance(node, ast.Call):  # a method's tensor (``t.sum()``) is an operand too
-        children = list(node.args) + [k.value for k in node.keywords] + (
-            [node.func.value] if isinstance(node.func, ast.Attribute) else [])
-    return any(_views_of(child, root, aliases, inside) for child in children)
+    if _allocates(node):
+        return False
+    return any(_views_of(child, root, aliases, False) for child in ast.iter_child_nodes(node)
+               if isinstance(child, ast.expr))
 
 
 def _meets_arrays(body, arrays):
