@@ -192,3 +192,13 @@ def test_array_api_on_numpy_warns_of_no_untaken_branch(function, point, expected
         warnings.simplefilter("error")
         got = gf(np.array(point))
     assert np.allclose(got, expected, rtol=1e-12, atol=0.0)
+
+
+@_needs("array_api_compat")
+def test_array_api_takes_numbers_alone():
+    """Python numbers only (ints too): the Array API code computes with NumPy (0-d arrays), the
+    numbers of the math backend: at (1, 2) the tie-free side x y > 0 gives (y, x) = (2, 1)."""
+    gf = symgrad.grad(softplus_hinge, backend="array_api")
+    assert [float(v) for v in gf(1, 2)] == [2.0, 1.0]
+    want = symgrad.grad(softplus_hinge)(0.5, 0.25)
+    assert [float(v) for v in gf(0.5, 0.25)] == pytest.approx(want, rel=1e-12)
