@@ -89,10 +89,12 @@ def index_item_ast(item, call=False):
             if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
                 return int_ast(v)
             return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
-        if call:
+        if call:  # slice(1) is slice(None, 1): a start is printed with its stop, slice(1, None)
             bounds = list(item[1:])
-            while len(bounds) > 1 and bounds[-1] is None:
+            while len(bounds) > 2 and bounds[-1] is None:
                 bounds.pop()
+            if bounds == [None, None]:
+                bounds = [None]
             return ast.Call(ast.Name("slice", ast.Load()), [bound(v) for v in bounds], [])
         return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
     if isinstance(item[1], sympy.Symbol):  # an index array computed by the code

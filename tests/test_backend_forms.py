@@ -202,3 +202,51 @@ def test_array_api_takes_numbers_alone():
     assert [float(v) for v in gf(1, 2)] == [2.0, 1.0]
     want = symgrad.grad(softplus_hinge)(0.5, 0.25)
     assert [float(v) for v in gf(0.5, 0.25)] == pytest.approx(want, rel=1e-12)
+
+
+def product_over_two_axes(X):
+    return np.sum(np.prod(X, axis=(0, 2)) ** 2)
+
+
+@_needs("torch")
+def test_torch_takes_a_product_over_several_axes_one_axis_at_a_time():
+    """``torch.prod`` reduces one axis: ``x.prod(axis=2).prod(axis=0)``. With P the product over
+    axes 0 and 2 (no zero), d sum(P^2) / dX = 2 P^2 / X (by hand)."""
+    gf = symgrad.grad(product_over_two_axes, shapes={"X": ("a", "b", "c")}, backend="torch")
+    X = np.random.default_rng(3).uniform(0.5, 1.5, (2, 3, 4))
+    P = X.prod(axis=(0, 2))
+    assert np.allclose(gf(torch.from_numpy(X)).numpy(), 2.0 * P[None, :, None] ** 2 / X,
+                       rtol=1e-12, atol=0.0)
+
+
+REPEATED = np.array([0, 2, 0])
+
+
+def gather_rows_from_column_one(X):
+    return np.sum(X[REPEATED, 1:] ** 2)
+
+
+def gather_columns_below_row_one(X):
+    return np.sum(X[1:, REPEATED] ** 2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("torch", marks=_needs("torch")),
+                                     pytest.param("jax", marks=_needs("jax"))])
+@pytest.mark.parametrize("d", [2, 4])
+def test_index_array_with_a_partial_slice_adds_where_it_read(backend, d):
+    """X[REPEATED, 1:]: rows 0 (twice) and 2 from column 1 on, so the gradient is 2 X there, twice
+    on row 0, and 0 in column 0 (by hand). NumPy printed the slice of np.add.at as ``slice(1)``
+    (that is ``:1``): column 0, a wrong number when d = 2. PyTorch adds into the view
+    ``z[:, 1:]`` with ``index_add_``. The same for columns: X[1:, REPEATED]."""
+    X = np.arange(3.0 * d).reshape(3, d)
+    weight = np.zeros((3, d))
+    weight[0, 1:], weight[2, 1:] = 2.0, 1.0
+    columns = np.zeros((3, 3))
+    columns[1:, 0], columns[1:, 2] = 2.0, 1.0
+    Xc = np.arange(9.0).reshape(3, 3)
+    for f, x, want in ((gather_rows_from_column_one, X, 2.0 * X * weight),
+                       (gather_columns_below_row_one, Xc, 2.0 * Xc * columns)):
+        gf = symgrad.grad(f, shapes={"X": ("n", "d")}, backend=backend)
+        arg = {"numpy": lambda a: a, "torch": lambda a: torch.from_numpy(a),
+               "jax": lambda a: jnp.asarray(a)}[backend](x)
+        np.testing.assert_array_equal(np.asarray(gf(arg)), want)
