@@ -58,7 +58,7 @@ _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
 def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(),
-                  results=(), lazy=False):
+                  results=(), lazy=False, elides=True):
     """The printed body ``body`` of an array gradient, rewritten to work in place.
 
     Args:
@@ -74,6 +74,9 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
             their parameters' shapes, and read best as one line: ``2.0 * (X.T @ r) / n``).
         lazy: the code is the lazy specialisation (Dask arguments): the rule of
             ``array_facts.Sources``.
+        elides: the library reuses a temporary operand itself (NumPy's temporary elision: ``b +
+            X @ w`` adds into the product): one operation on a fresh array is then left as
+            printed. False for PyTorch, which allocates every result.
 
     Returns:
         A new list of statements.
@@ -84,7 +87,7 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
     low = set(floats) | set(dims) | {name for name, value in constants.items()
                                      if low_dtype(numpy.asarray(value).dtype)}
     state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results),
-                   Sources(floats) if lazy else None)
+                   Sources(floats) if lazy else None, elides)
     body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
     return state.run(body)
@@ -250,9 +253,11 @@ def _stores(body):
 class _State(Facts):
     """The walk over the body: each line's plan, the lines moved, the lines printed."""
 
-    def __init__(self, shapes, scalars, floats, low, derivative, results, sources=None):
+    def __init__(self, shapes, scalars, floats, low, derivative, results, sources=None,
+                 elides=True):
         super().__init__(shapes, scalars, floats, low)
         self.derivative, self.results, self.sources = derivative, results, sources
+        self.elides = elides
         self._reads = {}
 
     def record(self, target, value):
@@ -339,7 +344,8 @@ class _State(Facts):
         for leaf, path in candidates:
             if isinstance(leaf, ast.Name) or not path or target in self.results:
                 continue
-            worth = len(path) > 1 or isinstance(path[0][0], ast.Call)  # else NumPy elides it
+            # else NumPy elides it
+            worth = not self.elides or len(path) > 1 or isinstance(path[0][0], ast.Call)
             if worth and self.valid(leaf, path):
                 return (leaf, path), []
         return None, []

@@ -246,7 +246,8 @@ def _unknown_size_check(lines, sources, function_name):
                                              [ast.Constant(message)], []), None)], [])]
 
 
-def in_place(program, body, prelude, results, stops, invented, values=(), lazy=False):
+def in_place(program, body, prelude, results, stops, invented, values=(), lazy=False,
+             elides=True):
     """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers`` (with
     its rule for lazy code when ``lazy``).
 
@@ -256,7 +257,8 @@ def in_place(program, body, prelude, results, stops, invented, values=(), lazy=F
     the printed order only, never regrouped as a derivative line may be (``a + (b + c)`` is
     another float than ``a + b + c``).
     Inlinable: those, the adjoints, and the names the frontend gave to anonymous array nodes
-    (``product = X @ w``); never a parameter, a primal variable or a result.
+    (``product = X @ w``); never a parameter, a primal variable or a result. ``elides``: as
+    ``array_buffers.reuse_buffers`` (False for PyTorch).
     """
     info = program.arrays
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
@@ -272,7 +274,7 @@ def in_place(program, body, prelude, results, stops, invented, values=(), lazy=F
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
                          derivative=adjoints | (set(results) - set(values)), results=results,
-                         lazy=lazy)
+                         lazy=lazy, elides=elides)
 
 
 def distinct_results(body, arrays):

@@ -24,6 +24,7 @@ import os
 import sympy
 
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
+from .array_torch import torch_in_place
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
@@ -122,11 +123,15 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
                                   getattr(program, "cotangent_outputs", None), printer.lazy))
-        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
-            invented = names - given - set(results.values())
+        invented = names - given - set(results.values())  # common terms, index adjoint buffers
+        if backend == "numpy":
             primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}
             body = in_place(program, body, prelude, set(results.values()), stops, invented,
                             primal, printer.lazy)
+        elif backend == "torch":
+            body = torch_in_place(program, body, [p.name for p in program.params if p.name in data
+                                                  and arrays.shapes.of(p)],
+                                  set(results.values()), stops, invented)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]

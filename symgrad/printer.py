@@ -19,6 +19,7 @@ from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
 from .realpower import RealPower, RealValue
+from .untaken import GUARDED, guard, spellings
 from .written import AsWritten
 from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
 from .rules import RULES, Written, repeated, rule_for_class, spelling, written_spelling
@@ -313,11 +314,27 @@ class Printer:
         return self.where_node(cond, a, self.node(b), b.is_number)
 
     def where_node(self, cond, a, right, right_is_number):
-        """``where`` with its last operand printed already (``right``)."""
+        """``where`` with its last operand printed already (``right``); on the backends of
+        ``untaken.GUARDED`` each side computes on safe arguments where it is not taken."""
         left = self.node(a)
         if self.backend != "numpy" and a.is_number and right_is_number:
             left = self.new_array(left)
-        return ast.Call(self.name("np.where"), [self.node(cond), left, right], [])
+        condition = self.node(cond)
+        if self.backend in GUARDED:
+            where = self.name("np.where")
+            left = guard(left, condition, True, self.guarded_names(), where)
+            right = guard(right, condition, False, self.guarded_names(), where)
+        return ast.Call(self.name("np.where"), [condition, left, right], [])
+
+    def guarded_names(self):
+        """``untaken.spellings`` for this backend (the names its calls print as)."""
+        if getattr(self, "_guarded", None) is None:
+            def spelled(numpy_name):
+                rules = [r for r in RULES if spelling(r, "numpy") == numpy_name]
+                printed = spelling(rules[0], self.backend) if rules else numpy_name
+                return self.spec.spelling(printed) if printed else None
+            self._guarded = spellings(spelled)
+        return self._guarded
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""

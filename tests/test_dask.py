@@ -23,6 +23,8 @@ import array_workloads as aw  # noqa: E402
 
 ROWS, CHUNKS = 10**6, 10
 INDEX = np.array([0, 2, 0])
+PERMUTED = np.array([3, 0, 2])  # each row at most once
+WRAPPED = np.array([0, -3])  # row 0 twice (of 3 rows)
 
 
 class Computed(AssertionError):
@@ -305,10 +307,50 @@ def gather(E):
 
 
 def test_a_scatter_through_an_index_array_is_a_type_error_on_dask_never_a_number():
-    """A known limit (docs/backends.md): np.add.at has no Dask form."""
+    """A known limit (docs/backends.md): np.add.at has no Dask form; INDEX repeats row 0."""
     g = symgrad.grad(gather, wrt=["E"], shapes={"E": ("n", "d")})
     with pytest.raises(TypeError, match="'at'"):
         lazily(g, da.ones((10, 3), chunks=5))
+
+
+def gather_distinct(E):
+    return np.sum(E[PERMUTED] ** 2)
+
+
+def gather_wrapped(E):
+    return np.sum(E[WRAPPED] ** 2)
+
+
+def test_a_scatter_through_distinct_indices_is_lazy_on_dask():
+    """Rows picked at most once: ``z[PERMUTED] = g`` (no accumulation: the same numbers as
+    np.add.at), which Dask runs lazily. By hand: 2 E on rows 3, 0, 2 and 0 on row 1."""
+    g = symgrad.grad(gather_distinct, wrt=["E"], shapes={"E": ("n", "d")})
+    assert "np.add.at" not in g.source
+    E = np.arange(12.0).reshape(4, 3)
+    want = 2.0 * E * np.array([[1.0], [0.0], [1.0], [1.0]])
+    np.testing.assert_array_equal(g(E)[0], want)
+    (got,) = lazily(g, da.from_array(E, chunks=(2, 3)))
+    assert isinstance(got, da.Array)
+    np.testing.assert_array_equal(got.compute(), want)
+
+
+def test_a_negative_index_is_one_element_with_its_positive_twin():
+    """WRAPPED picks row 0 as 0 and as -3: it accumulates (np.add.at), 2 * 2 E[0] by hand."""
+    g = symgrad.grad(gather_wrapped, wrt=["E"], shapes={"E": ("n", "d")})
+    assert "np.add.at" in g.source
+    E = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(g(E)[0], 4.0 * E * np.array([[1.0], [0.0], [0.0]]))
+
+
+def test_array_api_takes_numpy_and_dask_arguments_mixed():
+    """A1 with w a NumPy array and X, y Dask arrays through the Array API: the NumPy ones are
+    converted to Dask (``xp.asarray``), lazily; the numbers of the NumPy gradient."""
+    pytest.importorskip("array_api_compat", reason="pip install -e '.[array-api]'")
+    wl = aw.WORKLOADS["A1"]
+    args = aw.make_args("A1", "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"], backend="array_api")
+    want = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"])(*args)
+    assert_agrees(lazily(g, *[chunked(a, 1000) for a in args]), want)
 
 
 def test_importing_symgrad_imports_no_dask():
