@@ -268,17 +268,24 @@ class OrElse(_InOrder):
         return r" \vee ".join(printer._print(a) for a in self.args)
 
 
-def _branches(expr):
+def _branches(expr, memo=None):
     """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
-    default, as every ``Piecewise`` the frontend builds)."""
+    default, as every ``Piecewise`` the frontend builds); each distinct node is rewritten once
+    (``memo``), and a node without a ``Piecewise`` below is kept, not rebuilt."""
+    memo = {} if memo is None else memo
     if expr.is_Atom:
         return expr
-    if isinstance(expr, Piecewise):
-        node = _branches(expr.args[-1].expr)
-        for pair in reversed(expr.args[:-1]):
-            node = Branch(_branches(pair.cond), _branches(pair.expr), node)
-        return node
-    return expr.func(*[_branches(a) for a in expr.args])
+    found = memo.get(expr)
+    if found is None:
+        if isinstance(expr, Piecewise):
+            found = _branches(expr.args[-1].expr, memo)
+            for pair in reversed(expr.args[:-1]):
+                found = Branch(_branches(pair.cond, memo), _branches(pair.expr, memo), found)
+        else:
+            args = [_branches(a, memo) for a in expr.args]
+            found = expr.func(*args) if args != list(expr.args) else expr
+        memo[expr] = found
+    return found
 
 
 def _numeric(function, arg, prec):

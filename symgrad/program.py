@@ -170,6 +170,36 @@ def tree_size(expr, limit):
     return count
 
 
+def free_symbols(expr, memo=None):
+    """``expr.free_symbols`` walked as a graph: a sub-expression repeated many times (the loop
+    state inside every branch of the code after an early return) is visited once.
+
+    Args:
+        expr: a SymPy expression.
+        memo: optional dict (node -> its free symbols) shared between calls.
+
+    Returns:
+        A frozenset of the symbols.
+    """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        if expr.is_Atom or _own_free_symbols(type(expr)):
+            found = frozenset(expr.free_symbols)  # a symbol, or a class with bound variables
+        else:
+            found = frozenset().union(*[free_symbols(a, memo) for a in expr.args])
+        memo[expr] = found
+    return found
+
+
+def _own_free_symbols(cls):
+    """Whether ``cls`` computes its free symbols itself (bound variables), not as its arguments'."""
+    for klass in cls.__mro__:
+        if "free_symbols" in vars(klass):
+            return klass is not sympy.Basic
+    return False
+
+
 def replaced(expr, mapping, memo=None):
     """``expr.xreplace(mapping)`` with a memo: a sub-expression repeated many times (the ``max`` of
     every tie test) is rebuilt once (SymPy's ``Max`` compares its arguments pairwise when built).

@@ -77,6 +77,7 @@ class Counts:
     points: int = 0
     timeouts: int = 0
     mirror: int = 0
+    slowest: float = 0.0  # the most CPU seconds of one build under "auto" (grad)
 
 
 def _where(error):
@@ -186,6 +187,8 @@ def check(prog, points, strategies=("auto",), counts=None, value_and_grad=False,
             fail("crash", label, anywhere, "a gradient", f"{type(e).__name__}: {e}"[:300],
                  type(e).__name__, _where(e))
             continue
+        if label == "auto":
+            counts.slowest = max(counts.slowest, seconds)
         if seconds > slow and strategy == "auto":
             fail("slow", label, anywhere, f"a build under {slow} s (CPU)", f"{seconds:.1f} s (CPU)")
         for point, (status, data) in zip(points, statuses):
