@@ -376,12 +376,12 @@ def _reverse(program, out, out_name, symbols, names, assignments):
     wanted = set(symbols)
 
     def push(expr, seed, names_back=None):
-        memo = {}
+        memo, back = {}, {}
         for s in active_symbols(expr):
             partial = derivative(expr, s, memo)
             if partial != 0:
-                if names_back:
-                    partial = partial.xreplace(names_back)
+                if names_back:  # memoised: the partials share their sub-expressions
+                    partial = replaced(partial, names_back, back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
     values = {a.target: a.expr for a in program.bindings}  # for _vanishes
