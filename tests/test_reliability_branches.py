@@ -151,3 +151,21 @@ def test_a_longer_loop_after_a_branch_keeps_every_value(tmp_path, name):
     g = symgrad.grad(_module(tmp_path, source))
     for point in points:
         assert g(*point) == pytest.approx(_reference(source, point), rel=1e-14, abs=1e-15), point
+
+
+NESTED_MIN = """def f(u, t, z):
+    a = stop_gradient(0.5 - t - u)
+    b = 1.0 * min(-u - 1, 0.5 + z, 0.001, t, t)
+    return min(u, b + 0.5, 1.5, 1.0 + b, 2, t, 1.0 + u)
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_min_of_a_min_keeps_every_value(tmp_path, strategy):
+    """Fuzz 9304-0-1067 (5.5 s CPU under auto: the reverse pass's test that a min's adjoint
+    vanishes rebuilt each substituted min with SymPy's pairwise folding): ties included
+    ((0.001, 0.001, 5.0): t ties inside the inner min twice, and b + 0.5 ties 1.0 + b never)."""
+    g = symgrad.grad(_module(tmp_path, NESTED_MIN), strategy=strategy)
+    for point in ((-2.4, -0.8, -1.31), (0.3, 0.001, 5.0), (0.001, 0.001, 5.0), (1.2, -0.6, 0.2),
+                  (-0.2, 2.0, -1.7), (0.5, 0.5, -0.5)):
+        assert g(*point) == pytest.approx(_reference(NESTED_MIN, point), rel=1e-15), point
