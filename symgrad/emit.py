@@ -24,6 +24,7 @@ import os
 import sympy
 
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
+from .array_torch import torch_in_place
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
@@ -35,13 +36,13 @@ from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
 from .rules import Written, rule_for_class
 from .selected import inlined_where_selected, selected
-from .written import AsWritten
+from .written import AsWritten, printed_symbols
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 
 
-def emit(program, kind="grad", backend="math", wrt=(), layout=None):
+def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     """Print a derivative Program as a Python function.
 
     Args:
@@ -53,6 +54,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout: what the function returns, as output indices: an int returns that output, a
             (nested) tuple of them returns a (nested) tuple. None: the one output, or a tuple of
             all. Outputs the layout does not name are not computed.
+        lazy: array code, numpy backend: print the lazy specialisation (arguments of a library
+            NumPy dispatches to, a Dask array, kept lazy: ``array_emit``), not the NumPy one.
 
     Returns:
         ``(function_name, source)``: the source is one ``def`` ending in a newline.
@@ -74,8 +77,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name, value in program.kwonly.items() if value is not None}
     data = [name for name in converted if name not in defaulted]
     reference = data[0] if data else converted[0] if converted else None
-    printer = Printer(backend, reference=reference,
-                      constants=program.arrays.constants if program.arrays is not None else None)
+    printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
+                      constants=program.arrays.constants if program.arrays is not None else None,
+                      arrays=program.arrays is not None)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -105,8 +109,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
-    if backend == "numpy" and arrays is not None:  # float arrays, a Dask array kept lazy
-        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static]))
+    if backend == "numpy" and arrays is not None:  # float arrays (lazy code: a Dask array kept)
+        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static],
+                                   printer.lazy))
     elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
@@ -117,10 +122,16 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
-                                      getattr(program, "cotangent_outputs", None)))
-        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
-            invented = names - given - set(results.values())
-            body = in_place(program, body, prelude, set(results.values()), stops, invented)
+                                  getattr(program, "cotangent_outputs", None), printer.lazy))
+        invented = names - given - set(results.values())  # common terms, index adjoint buffers
+        if backend == "numpy":
+            primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}
+            body = in_place(program, body, prelude, set(results.values()), stops, invented,
+                            primal, printer.lazy)
+        elif backend == "torch":
+            body = torch_in_place(program, body, [p.name for p in program.params if p.name in data
+                                                  and arrays.shapes.of(p)],
+                                  set(results.values()), stops, invented)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]
@@ -262,7 +273,7 @@ def _live(program):
     needed, memo = set(), {}
     for out in program.outputs:
         if out is not None:
-            needed.update(free_symbols(out, memo))
+            needed.update(printed_symbols(out, memo))
     kept = []
     for a in reversed(program.assignments):
         if isinstance(a, Check):  # never dead: the primal raises here
@@ -270,7 +281,7 @@ def _live(program):
             needed.update(a.free_symbols)
         elif a.target in needed:
             kept.append(a)
-            needed.update(free_symbols(a.expr, memo))
+            needed.update(printed_symbols(a.expr, memo))
             if a.written is not None:  # printed as written: what that form reads is needed too
                 needed.update(free_symbols(a.written, memo))
     return kept[::-1]

@@ -318,14 +318,15 @@ class Undefined(Function):
 
 
 class ComplexPower(Undefined):
-    """A power Python computes as a complex number: ``ComplexPower(1, base, exponent)`` stands for
-    ``base ** exponent`` with a negative constant base and a fractional constant exponent
-    (``math.log10(0.5) ** 0.3``) or a varying one (``(-4) ** y``, complex wherever ``y`` is not
-    whole, with no real derivative anywhere). symgrad differentiates real values, so it is read
-    as undefined (docs/conventions.md, "Complex powers"): a live value computed on every call is
-    refused at build time (``frontend``), a dead one is dropped, and one on a path that may not
-    run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with ``numpy``), as
-    ``math.pow`` raises where ``**`` gives a complex number."""
+    """A power Python computes as a complex number for every input: ``ComplexPower(1, base,
+    exponent)`` stands for ``base ** exponent`` with a negative constant base and a fractional
+    constant exponent (``math.log10(0.5) ** 0.3``; a varying exponent is a
+    ``realpower.RealPower``, real where it is whole). symgrad differentiates real values, so it
+    is read as undefined (docs/conventions.md, "Complex powers"): a live value computed on every
+    call is refused at build time (``expressions``), a dead one is dropped, one on a path that
+    may not run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with
+    ``numpy``), as ``math.pow`` raises where ``**`` gives a complex number; the primal's own
+    lines, truth tests and ``abs`` compute it as Python does (from the source as written)."""
 
     nargs = 3
 
@@ -333,7 +334,7 @@ class ComplexPower(Undefined):
 def complex_power(base, exponent):
     """Whether ``base ** exponent`` (SymPy numbers or expressions) is a power Python computes as a
     complex number at every point where the exponent is not whole: a negative number base with
-    a non-integer constant exponent or a varying one."""
+    a non-integer constant exponent (``ComplexPower``) or a varying one (``RealPower``)."""
     return base.is_number and not base.has(Undefined) and base.is_negative is True and \
         exponent.is_integer is not True  # a whole exponent on every path: (3.0 if c else 1.0)
 

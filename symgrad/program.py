@@ -16,7 +16,7 @@ from .functions import StopGradient
 
 # names the emitted code refers to itself; a user name equal to one of these is renamed
 RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "sum",
-                      "ValueError", "AssertionError"})
+                      "ValueError", "AssertionError", "type", "complex"})
 
 
 @dataclass(frozen=True)
