@@ -28,7 +28,7 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
     plain = [e for e in entries if not e.guarded]
     if emitted_back:  # a sub-expression an enclosing block computed: read by its name
         for e in plain:
-            e.expr = replaced(e.expr, emitted_back)
+            e.expr = replaced(e.expr, emitted_back, evaluate=False)
     temps, reduced = sympy.cse([e.expr for e in plain], symbols=sympy.numbered_symbols(
         "_cse", cls=sympy.Dummy, real=True), order="none") if plain else ([], [])
     trivial = {}  # temps as cheap as their name (-m, 2*x): printed inline, for readability
@@ -83,13 +83,14 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
         if entry.guarded and isinstance(entry.expr, (sympy.Piecewise, Branch)) and not (
-                printer.vectorised or entry.whole):
+                printer.vectorised or entry.whole or _no_default(entry.expr)):
             statement, inner = branches(target, entry.expr, printer, names, renamed,
                                         emitted_back, known)
             body.append(statement)
             stops += inner
         elif entry.guarded:
-            expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
+            expr = replaced(entry.expr, emitted_back, evaluate=False) if emitted_back else \
+                entry.expr
             line = assign(target.name, printer.expr(expr, renamed))
             if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
                 line = _quiet(line, printer)
@@ -133,10 +134,16 @@ def branches(target, expr, printer, names, renamed, emitted_back, known):
         block, inner = cse_body(lines.entries, printer, names, renamed, emitted_back, known)
         blocks.append(block)
         stops += inner
-    test = printer.expr(replaced(cond, emitted_back) if emitted_back else cond, renamed)
+    test = printer.expr(replaced(cond, emitted_back, evaluate=False) if emitted_back else cond,
+                        renamed)
     if all(len(b) == 1 and isinstance(b[0], ast.Assign) for b in blocks):  # nothing shared
         return assign(target.name, ast.IfExp(test, blocks[0][0].value, blocks[1][0].value)), stops
     return ast.If(test=test, body=blocks[0], orelse=blocks[1]), stops
+
+
+def _no_default(expr):
+    """A ``Piecewise`` without a last ``True`` piece (the printer refuses it, as it is)."""
+    return isinstance(expr, sympy.Piecewise) and expr.args[-1].cond is not sympy.true
 
 
 def _lazy(expr, printer):

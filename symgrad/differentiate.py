@@ -23,7 +23,7 @@ from .program import (Assignment, Program, active_symbols, fresh_name, real_symb
                       substituted_outputs, tree_size)
 from .functions import StopGradient, Undefined, Value
 from .realpower import RealPower, differentiable, slope
-from .rules import ZERO, _extremum_partial, repeated, rule_for_class
+from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, repeated, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -250,12 +250,33 @@ def _vanishes(expr):
 
 def _expanded(expr, values):
     """``expr`` with the values of its symbols substituted until none is left; once it grows past
-    ``SYMBOLIC_MAX_NODES`` tree nodes, a fresh symbol instead (undecided: it never vanishes)."""
+    ``SYMBOLIC_MAX_NODES`` tree nodes, a fresh symbol instead (undecided: it never vanishes).
+    Each ``max``/``min`` rebuilt is a ``LargeMax``/``LargeMin`` (no pairwise ``factor_terms`` of
+    its arguments: seconds for a 7-argument min of a 5-argument one, for a test only)."""
     while expr.free_symbols & values.keys():
-        expr = expr.xreplace(values)
+        expr = _unfolded(expr, values, {})
         if tree_size(expr, SYMBOLIC_MAX_NODES + 1) > SYMBOLIC_MAX_NODES:
             return sympy.Dummy("undecided")
     return expr
+
+
+def _unfolded(expr, values, memo):
+    found = memo.get(expr)
+    if found is None:
+        found = values.get(expr)
+        if found is None:
+            if expr.is_Atom:
+                found = expr
+            else:
+                args = [_unfolded(a, values, memo) for a in expr.args]
+                if args == list(expr.args):
+                    found = expr
+                elif isinstance(expr, (sympy.Max, sympy.Min)):
+                    found = (LargeMax if isinstance(expr, sympy.Max) else LargeMin)(*args)
+                else:
+                    found = expr.func(*args)
+        memo[expr] = found
+    return found
 
 
 def _hold_kinks(expr):
@@ -381,12 +402,12 @@ def _reverse(program, out, out_name, symbols, names, assignments):
     wanted = set(symbols)
 
     def push(expr, seed, names_back=None):
-        memo = {}
+        memo, back = {}, {}
         for s in active_symbols(expr):
             partial = derivative(expr, s, memo)
             if partial != 0:
-                if names_back:
-                    partial = partial.xreplace(names_back)
+                if names_back:  # memoised: the partials share their sub-expressions
+                    partial = replaced(partial, names_back, back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
     values = {a.target: a.expr for a in program.bindings}  # for _vanishes

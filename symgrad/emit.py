@@ -306,7 +306,7 @@ def _factored_node(expr, memo):
     if isinstance(expr, sympy.Piecewise):
         pieces = [(_factored(e, memo), c) for e, c in expr.args]
         changed = any(e is not old.expr for (e, _), old in zip(pieces, expr.args))
-        return sympy.Piecewise(*pieces) if changed else expr
+        return sympy.Piecewise(*pieces, evaluate=False) if changed else expr
     args = [_factored(a, memo) for a in expr.args]
     expr = expr.func(*args) if args != list(expr.args) else expr
     if expr.is_Add:
@@ -345,9 +345,9 @@ def _lower(expr, backend, memo=None):
                 return rule.lower(*args)
         if args == list(node.args):
             return node
-        if isinstance(node, sympy.Piecewise):
-            return sympy.Piecewise(*[(e, c) for e, c in args])
-        return node.func(*args)
+        if isinstance(node, sympy.Piecewise):  # not collapsed again: SymPy would drop the
+            return sympy.Piecewise(*[(e, c) for e, c in args], evaluate=False)  # default
+        return node.func(*args)  # of a lowered sign inside a branch (no printable form)
     return walk(expr)
 
 
@@ -373,7 +373,8 @@ def _entries(program, backend, names, results):
     written = {t for t, _, w in lines if w is not None}  # the primal's lines, as the source
     lines = [(t, _lower(w, backend, lowered) if w is not None else e) for t, e, w in lines] + [
         (t, e.xreplace(back) if back else e) for t, e in results]
-    lines = [(t, e if isinstance(e, Check) or t in written else selected(e))
+    memo = {}
+    lines = [(t, e if isinstance(e, Check) or t in written else selected(e, memo))
              for t, e in inlined_where_selected(lines, written)]
     block = Lines()
     for target, expr in lines:

@@ -104,7 +104,7 @@ class Lines:
                 self.entries.append(Entry(symbol, self.shallow(call), guarded=True,
                                            temporary=True, source=call))
             named[call] = symbol
-        return replaced(piecewise, named) if named else piecewise
+        return replaced(piecewise, named, evaluate=False) if named else piecewise
 
     def hide(self, node):
         if isinstance(node, sympy.Piecewise):

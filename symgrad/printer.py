@@ -67,7 +67,7 @@ class Printer:
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
         if renamed:
-            e = replaced(e, renamed)  # memoised: a max repeated in every tie test is rebuilt once
+            e = replaced(e, renamed, evaluate=False)  # memoised: a max of every tie test built once
         return self.node(e)
 
     def name(self, dotted):

@@ -192,6 +192,25 @@ def free_symbols(expr, memo=None):
     return found
 
 
+def contains(expr, types, memo=None):
+    """``expr.has(*types)`` for classes, walked as a graph (each distinct node once).
+
+    Args:
+        expr: a SymPy expression.
+        types: a tuple of SymPy classes.
+        memo: optional dict (node -> bool) shared between calls with the same ``types``.
+
+    Returns:
+        Whether a node of ``expr`` (itself included) is an instance of one of ``types``.
+    """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        found = isinstance(expr, types) or any(contains(a, types, memo) for a in expr.args)
+        memo[expr] = found
+    return found
+
+
 def _own_free_symbols(cls):
     """Whether ``cls`` computes its free symbols itself (bound variables), not as its arguments'."""
     for klass in cls.__mro__:
@@ -200,14 +219,17 @@ def _own_free_symbols(cls):
     return False
 
 
-def replaced(expr, mapping, memo=None):
+def replaced(expr, mapping, memo=None, evaluate=True):
     """``expr.xreplace(mapping)`` with a memo: a sub-expression repeated many times (the ``max`` of
     every tie test) is rebuilt once (SymPy's ``Max`` compares its arguments pairwise when built).
 
     Args:
         expr: a SymPy expression.
         mapping: dict from sub-expressions to their replacements (matched whole, outermost first).
-        memo: optional dict shared between calls with the same ``mapping``.
+        memo: optional dict shared between calls with the same ``mapping`` (and ``evaluate``).
+        evaluate: False to rebuild a ``Piecewise`` or a relation as it stands (for printing: names
+            put in for sub-expressions decide nothing, and SymPy's evaluation of a large one,
+            ``canonical`` relations and the pieces compared, takes seconds).
 
     Returns:
         The expression with the replacements made.
@@ -220,7 +242,12 @@ def replaced(expr, mapping, memo=None):
             if expr.is_Atom:
                 found = expr
             else:
-                args = [replaced(a, mapping, memo) for a in expr.args]
-                found = expr.func(*args) if args != list(expr.args) else expr
+                args = [replaced(a, mapping, memo, evaluate) for a in expr.args]
+                if args == list(expr.args):
+                    found = expr
+                elif not evaluate and isinstance(expr, (sympy.Piecewise, sympy.Rel)):
+                    found = expr.func(*args, evaluate=False)
+                else:
+                    found = expr.func(*args)
         memo[expr] = found
     return found

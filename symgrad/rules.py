@@ -129,9 +129,28 @@ def _extremum_partial(expr, i):
     if len(args) == 2:
         mine, other = args[i], args[1 - i]
         wins = mine > other if isinstance(expr, sympy.Max) else mine < other
-        return Piecewise((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
+        return _tests((1, wins), (S.Half, sympy.Eq(mine, other)), (0, True))
     value = Value(expr)
-    return Piecewise((1 / _tie_count(expr), sympy.Eq(args[i], value)), (0, True))
+    return _tests((1 / _tie_count(expr), sympy.Eq(args[i], value)), (0, True))
+
+
+def _tests(*pieces):
+    """``Piecewise(*pieces)`` of tie tests, relations of ``Value``s: each relation put in SymPy's
+    canonical form, a decided one kept or dropped, but not collapsed by ``Piecewise``, whose
+    ``replace`` of every relation walks the whole tree inside the ``Value``s (the loop state after
+    an early return: seconds per tie test), where nothing can be rewritten (a ``Value`` is
+    opaque)."""
+    kept = []
+    for value, cond in pieces:
+        cond = cond.canonical if isinstance(cond, sympy.core.relational.Relational) else cond
+        if cond is S.false:
+            continue
+        kept.append((value, cond))
+        if cond is S.true:
+            break
+    if len(kept) == 1:
+        return sympy.sympify(kept[0][0])
+    return Piecewise(*kept, evaluate=False)
 
 
 @functools.lru_cache(maxsize=512)
@@ -139,7 +158,7 @@ def _tie_count(expr):
     """The number of arguments of ``expr`` (a Max or Min) equal to it, as an expression (built once
     per expression: an 8-argument max has 8 partials sharing it)."""
     value = Value(expr)
-    return sympy.Add(*[len(same) * Piecewise((1, sympy.Eq(Value(same[0]), value)), (0, True))
+    return sympy.Add(*[len(same) * _tests((1, sympy.Eq(Value(same[0]), value)), (0, True))
                        for same in repeated(expr.args).values()])
 
 

@@ -8,7 +8,7 @@ nonzero side only; a derivative line used only there is moved into it.
 """
 import sympy
 
-from .program import Check
+from .program import Check, contains, free_symbols
 from .realpower import RealValue
 from .functions import AndThen, Branch, OrElse, Undefined, Value
 from .rules import Written
@@ -21,7 +21,7 @@ LAZY = (Branch, AndThen, OrElse, sympy.ITE)
 """Nodes whose later operands run only on one side (``a if c else b``, ``and``, ``or``)."""
 
 
-def selected(expr):
+def selected(expr, memo=None):
     """``expr`` with each product of a branch that is 0 on some side (the derivative of a value
     chosen by an ``if``: ``0.0 if x != 0.0 else 1.0``) and a factor that may raise where the primal
     does not (``math.log(x)`` of a power's exponent term) written as that branch, the other factor
@@ -30,20 +30,37 @@ def selected(expr):
 
     Args:
         expr: a SymPy expression (a derivative).
+        memo: optional dict shared between calls (each distinct node is visited once).
 
     Returns:
         The same value as a SymPy expression (0 times a finite value is 0).
     """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        found = memo[expr] = _selected(expr, memo)
+    return found
+
+
+_RAISES = object()  # the key, in a memo of ``selected``, of its memo of ``_may_raise``
+
+
+def _may_raise(expr, memo):
+    """Whether ``expr`` has a factor that may raise where the primal does not (``MAY_RAISE``)."""
+    return contains(expr, MAY_RAISE, memo.setdefault(_RAISES, {}))
+
+
+def _selected(expr, memo):
     if expr.is_Atom or isinstance(expr, (Value, Written, sympy.logic.boolalg.Boolean)) or \
-            not expr.has(*MAY_RAISE):
+            not _may_raise(expr, memo):
         return expr
-    args = [selected(a) for a in expr.args]
+    args = [selected(a, memo) for a in expr.args]
     expr = expr.func(*args) if args != list(expr.args) else expr
     if expr.is_Mul:
         for factor in expr.args:
             if isinstance(factor, sympy.Piecewise) and any(e == 0 for e, _ in factor.args):
                 rest = sympy.Mul(*[f for f in expr.args if f is not factor])
-                if rest.has(*MAY_RAISE):
+                if _may_raise(rest, memo):
                     return sympy.Piecewise(*[(e if e == 0 else e * rest, c)
                                              for e, c in factor.args])
     return expr
@@ -95,18 +112,19 @@ def inlined_where_selected(lines, written):
         The new list of pairs (a moved line left out).
     """
     lines = list(lines)
-    users = {}  # symbol -> the lines reading it (a line inlined reads only earlier symbols)
-    for j, (_, expr) in enumerate(lines):
-        for symbol in expr.free_symbols:
+    users, symbols, memo = {}, {}, {}  # users: symbol -> the lines reading it
+    for j, (_, expr) in enumerate(lines):  # (a line inlined reads only earlier symbols)
+        for symbol in (expr.free_symbols if isinstance(expr, Check) else free_symbols(expr,
+                                                                                     symbols)):
             users.setdefault(symbol, []).append(j)
     for k, (target, expr) in enumerate(lines):
-        if target is None or target in written or isinstance(expr, Check) or not expr.has(
-                *MAY_RAISE) or len(users.get(target, ())) != 1 or isinstance(
+        if target is None or target in written or isinstance(expr, Check) or not _may_raise(
+                expr, memo) or len(users.get(target, ())) != 1 or isinstance(
                 lines[users[target][0]][1], Check):
             continue
         user_target, user = lines[users[target][0]]
         inlined = user.xreplace({target: expr})
-        if selected(inlined) != inlined:  # the use selects it: computed there only
+        if selected(inlined, memo) != inlined:  # the use selects it: computed there only
             lines[users[target][0]] = (user_target, inlined)
             lines[k] = (target, None)
     return _guarded([(t, e) for t, e in lines if e is not None], written)

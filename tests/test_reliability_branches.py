@@ -126,3 +126,46 @@ def test_a_result_assigned_in_blocks_is_a_float(tmp_path, strategy):
     assert type(value) is float and all(type(d) is float for d in grads)
     assert g(0.5, 1.0) == (0.0, (0.0, 0.0))
     assert math.isclose(g(1.5, 0.0)[1][0], 3 * 1.5 ** 2)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_lowered_sign_inside_a_branch_is_printed(tmp_path, strategy):
+    """``math.hypot(0.0, z if 0.0 > z else a)``: d/dz is ``sign(z)`` on the side z < 0, and
+    ``sign`` is lowered to a branch for ``math``; SymPy collapsing the two branches dropped the
+    default one ("a Piecewise with no default branch cannot be printed", fuzz 9303-0-1860)."""
+    source = "def f(t, z):\n    a = 0.4\n    return math.hypot(0.0, z if 0.0 > z else a)\n"
+    g = symgrad.grad(_module(tmp_path, source), strategy=strategy)
+    assert [g(0.1, z) for z in (-2.0, -0.5, 0.0, 0.5)] == [(0.0, -1.0)] * 2 + [(0.0, 0.0)] * 2
+
+
+LONGER = {  # one loop step more than the fuzz reproducers: 7.8 s and 14 s CPU at 771576e
+    "early return": (EARLY_RETURN.replace("range(3)", "range(4)"), [(0.0, 0.0), (0.3, -1.2),
+                                                                    (0.25, 0.25), (6.0, 1.0)]),
+    "nested ifs": (NESTED_IFS.replace("range(4)", "range(6)"), [(0.3,), (-0.6,), (1.0,), (0.2,)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONGER))
+def test_a_longer_loop_after_a_branch_keeps_every_value(tmp_path, name):
+    source, points = LONGER[name]
+    g = symgrad.grad(_module(tmp_path, source))
+    for point in points:
+        assert g(*point) == pytest.approx(_reference(source, point), rel=1e-14, abs=1e-15), point
+
+
+NESTED_MIN = """def f(u, t, z):
+    a = stop_gradient(0.5 - t - u)
+    b = 1.0 * min(-u - 1, 0.5 + z, 0.001, t, t)
+    return min(u, b + 0.5, 1.5, 1.0 + b, 2, t, 1.0 + u)
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_min_of_a_min_keeps_every_value(tmp_path, strategy):
+    """Fuzz 9304-0-1067 (5.5 s CPU under auto: the reverse pass's test that a min's adjoint
+    vanishes rebuilt each substituted min with SymPy's pairwise folding): ties included
+    ((0.001, 0.001, 5.0): t ties inside the inner min twice, and b + 0.5 ties 1.0 + b never)."""
+    g = symgrad.grad(_module(tmp_path, NESTED_MIN), strategy=strategy)
+    for point in ((-2.4, -0.8, -1.31), (0.3, 0.001, 5.0), (0.001, 0.001, 5.0), (1.2, -0.6, 0.2),
+                  (-0.2, 2.0, -1.7), (0.5, 0.5, -0.5)):
+        assert g(*point) == pytest.approx(_reference(NESTED_MIN, point), rel=1e-15), point

@@ -103,7 +103,7 @@ def main(argv=None):
                         help="check only these programs (names as printed: SEED-JOB-N), under "
                              "every strategy")
     options = parser.parse_args(argv)
-    start = time.monotonic()
+    start, commit = time.monotonic(), _commit()  # the code fuzzed: read before it may change
     if options.jobs > 1:
         with multiprocessing.get_context("fork").Pool(options.jobs) as pool:
             results = pool.map(_job, [(j, options) for j in range(options.jobs)])
@@ -124,7 +124,7 @@ def main(argv=None):
             mine += entry[1:]
         mirror += m
     by_kind = {k: sum(e[0] for s, e in found.items() if s[0] == k) for k in KIND_ORDER}
-    print(f"symgrad from {Path(program_check.symgrad.__file__).parent} ({_commit()}); seed "
+    print(f"symgrad from {Path(program_check.symgrad.__file__).parent} ({commit}); seed "
           f"{options.seed}, {options.jobs} job(s), {time.monotonic() - start:.0f} s")
     print("command: python tests/benchmarks/fuzz.py " + " ".join(argv if argv is not None
                                                               else sys.argv[1:]))
