@@ -71,6 +71,13 @@ class CallReader:
         if rule is not None:
             self.need_arrays()
             return self.row_call(rule, node, frame, [], dotted(func))
+        if isinstance(obj, np.ufunc) and obj in _LOGICAL and not node.keywords:
+            arity = 1 if obj is np.logical_not else 2
+            if len(node.args) != arity or isinstance(node.args[-1], ast.Starred):
+                self.fail(node, frame, f"`{_LOGICAL[obj]}` takes {arity} condition(s) here",
+                          "pass the conditions only")
+            return self.logical(_LOGICAL[obj], [self.value(a, frame) for a in node.args], node,
+                                frame)
         if scalar_rule is not None and (self.array_mode or mapped):
             return self.elementwise_call(scalar_rule, obj, node, frame, mapped)
         if obj is len:
@@ -101,6 +108,11 @@ class CallReader:
             return self.fail(node, frame, f"the method `.{name}` of this value is not supported",
                              "call functions on numbers and arrays")
         rule = arrays.rule_for_method(name)
+        if rule is None and not self.array_mode and hasattr(np.ndarray, name):
+            self.need_arrays()  # x.copy(): read again with the call's arrays
+        if name == "copy" and self.array_mode and self.dims.of(base) and not (
+                node.args or node.keywords):
+            return base  # values are never changed in place: a copy is the value itself
         if rule is None and not (self.array_mode and self.dims.of(base)):
             return self.fail(node, frame, f"the method `.{name}()` of a number is not "
                              "supported", "use math functions on the value")
@@ -193,6 +205,11 @@ class CallReader:
             return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                              f"({str(exc).rstrip('.')})", "pass real numbers")
         return self.shaped(result, shape, node, frame) if shape else result
+
+
+_LOGICAL = {np.logical_and: "np.logical_and", np.logical_or: "np.logical_or",
+            np.logical_not: "np.logical_not"}
+"""NumPy's functions combining element conditions (``array_frontend.ArrayReader.logical``)."""
 
 
 def _is_numpy(obj):

@@ -19,6 +19,7 @@ import numpy as np
 import sympy
 
 from . import arrays, rules
+from .array_arguments import Negation, is_condition
 from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
@@ -26,7 +27,7 @@ from .fence import dotted
 from .expressions import _NotWritten
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .functions import StopGradient
+from .functions import AndThen, OrElse, StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 from .written import AsWritten, kept_as_written, same_float, shared
@@ -167,7 +168,9 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             for axis, d in enumerate(table.get(p, ())):
                 if d.is_Symbol and d not in sources:
                     sources[d] = (p.name, axis)
-        program.arrays = ArrayInfo(Shapes(table, dims.named), sources, self.constants)
+        shapes = Shapes(table, dims.named)
+        shapes.equal = {k.xreplace(rule): v.xreplace(rule) for k, v in dims.equal.items()}
+        program.arrays = ArrayInfo(shapes, sources, self.constants)
         return program
 
     # --- shapes -------------------------------------------------------------------------------
@@ -184,7 +187,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         try:
             return self.dims.of(expr)
         except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
+        return self.fail(node, frame, problem, "check the shapes of the operands")
 
     def is_array(self, value, node, frame):
         return self.array_mode and isinstance(value, sympy.Basic) and bool(
@@ -242,6 +246,27 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             if isinstance(value, sympy.Symbol) and is_dim(value):
                 self.dim_names.setdefault(self.dims.dim(value), name)
 
+    def statement(self, stmt, frame):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            self.item_assignment(stmt.target, frame)
+        return super().statement(stmt, frame)
+
+    def assign(self, target, value, node, frame):
+        if isinstance(target, ast.Subscript):
+            self.item_assignment(target, frame)
+        return super().assign(target, value, node, frame)
+
+    def item_assignment(self, target, frame):
+        """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number
+        cannot be indexed): refused, array values are never changed in place. Of a list, the
+        frontend refuses it (assign to a plain name)."""
+        if not (isinstance(target.value, ast.Name) and isinstance(
+                self.value(target.value, frame), sympy.Expr)):
+            return
+        self.fail(target, frame, "item or slice assignment is not supported (symgrad reads an "
+                  "array as one value, never changed in place)", "build the new array instead: "
+                  "np.where(np.arange(len(y)) == 0, 0.0, y), or np.concatenate(([0.0], y[1:]))")
+
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
         result = self._value(node, frame)
@@ -251,6 +276,14 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         return result
 
     def _value(self, node, frame):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            operand = self.value(node.operand, frame)
+            if is_condition(operand):
+                return self.logical("~", [operand], node, frame)
+            self.number(operand, node, frame)
+            return self.fail(node, frame, "the operator `~` is not supported on numbers or "
+                             "arrays of numbers", "use `~` on a condition: np.where(~(x > 0), a, "
+                             "b)")
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, frame)
             if not isinstance(base, _Py):
@@ -437,7 +470,37 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                              "(np.sum, slices, np.where) instead of a loop")
         return super().integer(node, frame)
 
+    def logical(self, operator, conditions, node, frame):
+        """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element
+        conditions: NumPy's way of combining masks, kept in source order and as written
+        (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
+        it is False where ``x`` is nan). Numbers are refused (``and``/``or``/``not`` say it)."""
+        if not all(is_condition(c) for c in conditions):
+            return self.fail(node, frame, f"`{operator}` combines conditions here, and a number "
+                             "or an array of numbers is given", "compare first: "
+                             "np.where((x > 0) & (y < 1), a, b)")
+        self.need_arrays()
+        if not any(self.shape_at(c, node, frame) for c in conditions):
+            word = {"&": "and", "|": "or", "~": "not", "np.logical_and": "and",
+                    "np.logical_or": "or", "np.logical_not": "not"}[operator]
+            return self.fail(node, frame, f"`{operator}` of conditions on numbers is not "
+                             "supported", f"use Python's `{word}`")
+        if operator in ("&", "np.logical_and"):
+            result = AndThen(*conditions)
+        elif operator in ("|", "np.logical_or"):
+            result = OrElse(*conditions)
+        else:
+            result = Negation(conditions[0])
+        self.shape_at(result, node, frame)  # the conditions' shapes broadcast
+        return result
+
     def binary(self, op, a, b, node, frame):
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
+                is_condition(a) or is_condition(b)):
+            if isinstance(op, ast.BitXor):
+                return self.fail(node, frame, "`^` of conditions is not supported",
+                                 "combine them with & | ~: (a & ~b) | (~a & b)")
+            return self.logical("&" if isinstance(op, ast.BitAnd) else "|", [a, b], node, frame)
         if isinstance(op, ast.MatMult):
             self.need_arrays()
             x, y = self.number(a, node, frame), self.number(b, node, frame)
@@ -448,16 +511,43 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             return self.node_value(arrays.matmul(x, y), "product", node, frame)
         if not self.array_mode or not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
             return super().binary(op, a, b, node, frame)
+        shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)
         try:
-            shape = self.dims.broadcast(self.shape_at(a, node, frame),
-                                        self.shape_at(b, node, frame))
+            shape = self.dims.broadcast(shape_a, shape_b)
         except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+            problem = str(exc)
+        else:
+            problem = None
+        if problem is not None:
+            return self.fail(node, frame, problem, "check the shapes of the operands")
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
 
+    iterating = None  # the builtin (`sum`, `zip` ...) whose argument is being read
+
+    def sequence_builtin(self, obj, node, frame):
+        outer, self.iterating = self.iterating, obj.__name__
+        try:
+            return super().sequence_builtin(obj, node, frame)
+        finally:
+            self.iterating = outer
+
     def sequence(self, value, node, frame):
+        """A tuple to loop over; an array is refused as a loop over its elements (``for row in
+        X``, builtin ``sum(x)``), and so is a number (read without shapes, the value may be
+        either: the message says both)."""
+        if isinstance(value, sympy.Expr) and not self.array_mode:  # a number, or an array
+            builtin = self.iterating in ("sum", "min", "max")
+            return self.fail(node, frame, "a tuple or list of numbers is needed here (a loop over "
+                             "a number, or over the elements of an array, is not supported)",
+                             "loop over a tuple of numbers; for an array, " + (
+                                 f"use np.{self.iterating}(x)" if builtin else "vectorise: "
+                                 "whole-array operations (np.sum, slices, np.where)"))
         if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
+            if self.iterating in ("sum", "min", "max"):
+                return self.fail(node, frame, f"the builtin `{self.iterating}` of an array loops "
+                                 "over its elements, which is not supported",
+                                 f"use np.{self.iterating}(x) (with axis=0 for the rows)")
             return self.fail(node, frame, "a Python loop over the elements of an array is not "
                              "supported", "vectorise: use whole-array operations (np.sum, "
                              "slices, np.where) instead of a loop")

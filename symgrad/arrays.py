@@ -112,9 +112,11 @@ def _read_where(ctx, condition, x=REQUIRED, y=REQUIRED):
 
 
 def _read_clip(ctx, a, a_min=REQUIRED, a_max=REQUIRED):
+    """``np.clip(a, lo, hi)`` = ``min(max(a, lo), hi)``; a bound of None is no bound (NumPy's
+    one-sided clip, ``np.clip(x, None, hi)`` = ``np.minimum(x, hi)``; NumPy 2 takes two Nones)."""
     x = ctx.array(a)
-    low, high = ctx.array(a_min), ctx.array(a_max)
-    return sympy.Min(sympy.Max(x, low), high)
+    clipped = x if a_min is None else sympy.Max(x, ctx.array(a_min))
+    return clipped if a_max is None else sympy.Min(clipped, ctx.array(a_max))
 
 
 def _read_round(ctx, a, decimals=0):

@@ -13,6 +13,7 @@ import sympy
 from sympy import S
 
 from .functions import FirstArgument, Literal, StopGradient
+from .program import _own_free_symbols
 from .rules import RULES, Written, rule_for_class
 
 
@@ -174,29 +175,27 @@ def _negated(written, value):
         written, value.args[1])
 
 
-def printed_symbols(expr):
+def printed_symbols(expr, memo=None):
     """The symbols the printed form of ``expr`` reads: those of each ``AsWritten``'s written
     form, not of its value (SymPy's form, differentiated, never printed): a line only that
-    value reads (``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``) is dead.
+    value reads (``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``) is dead. Walked as a graph, as
+    ``program.free_symbols`` (a sub-expression repeated many times is visited once).
 
     Args:
         expr: a SymPy expression.
+        memo: optional dict (node -> its printed symbols) shared between calls.
 
     Returns:
-        A set of ``sympy.Symbol``.
+        A frozenset of ``sympy.Symbol``.
     """
-    if not expr.has(AsWritten):
-        return set(expr.free_symbols)
-    found, seen, stack = set(), set(), [expr]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if isinstance(node, AsWritten):
-            stack.append(node.written)
-        elif node.is_Symbol:
-            found.add(node)
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        if isinstance(expr, AsWritten):
+            found = printed_symbols(expr.written, memo)
+        elif expr.is_Atom or _own_free_symbols(type(expr)):
+            found = frozenset(expr.free_symbols)
         else:
-            stack.extend(node.args)
+            found = frozenset().union(*[printed_symbols(a, memo) for a in expr.args])
+        memo[expr] = found
     return found
