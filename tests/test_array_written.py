@@ -243,5 +243,5 @@ def test_generated_code_reads_as_written():
     source = symgrad.grad(max_named, shapes=shapes).source
     assert "largest = (x / 3.0 * 3 - x).max()" in source and "broadcast" not in source
     source = symgrad.value_and_grad(named_value, shapes=shapes).source
-    assert "0.1 * x * 3" in source and "(x * x).sum()" in source
+    assert "0.1 * x * 3" in source and "(x * x).sum()" in source and "1.0 / n" not in source
     assert "0.30000000000000004 * x" not in source  # the derivative's factor is one number
