@@ -52,7 +52,9 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
         shapes: for array code, parameter name → tuple of dimension names or ints
             (``{"X": ("n", "d"), "w": ("d",)}``; scalars left out): the gradient is built at once.
             None: built at the first call, and again for each new pattern of argument ranks
-            (and size-1 axes), never per size.
+            (and size-1 axes), never per size. With backend "numpy", arguments of a library
+            NumPy dispatches to (Dask arrays) get a lazy specialisation of their own
+            (``ArrayGradientFunction.specialisation``).
         cache: keep the built gradient in the disk cache and look for it there (docs/cache.md);
             False builds it in this process only (so does ``SYMGRAD_CACHE_DIR=""``).
             Array gradients are kept in memory only.
@@ -251,7 +253,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
                     _array_strategy(f, strategy)
                     built = array_gradient(f, kind, arguments)
                     built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
-                                              None, program)
+                                              program)
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
     return _CACHE.put(f, key, built)

@@ -10,6 +10,7 @@ import sympy
 from . import arrays, rules
 from .array_arguments import Arguments
 from .fence import dotted
+from .functions import StopGradient
 from .program import Assignment, active_symbols
 from .resolve import _Py
 from .shapes import ShapeError, is_dim
@@ -23,9 +24,14 @@ class CallReader:
     def stopped(self, node, frame):
         self.stopping += 1
         try:
-            return super().stopped(node, frame)
+            stopped = super().stopped(node, frame)
         finally:
             self.stopping -= 1
+        if self.array_mode and isinstance(stopped, StopGradient):  # its value as written: an
+            inner = self.as_computed(stopped.args[0], node.args[0], frame)  # argmax compares it
+            if inner is not stopped.args[0]:
+                stopped = self.call_results[node] = StopGradient(inner)
+        return stopped
 
     def differentiable(self, expr):
         """Whether ``expr`` depends on a parameter through a path no ``stop_gradient`` cuts."""
@@ -47,7 +53,8 @@ class CallReader:
         if isinstance(func, ast.Attribute):
             base = self.value(func.value, frame)
             if not isinstance(base, _Py):
-                return self.method(base, func.attr, node, frame)
+                return self.method(self.as_computed(base, func.value, frame), func.attr, node,
+                                   frame)
         if dotted(func) in rules.STOP_GRADIENT_SPELLINGS:
             return super().call(node, frame, *more, **options)
         value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) else None
@@ -167,7 +174,8 @@ class CallReader:
     def argument(self, node, frame):
         if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
             return node.value  # None, or a string (the subscripts of np.einsum)
-        return self.value(node, frame)
+        value = self.value(node, frame)
+        return self.as_computed(value, node, frame) if self.array_mode else value
 
     def elementwise_call(self, rule, obj, node, frame, mapped=False):
         """A function of ``rules.RULES`` applied to arrays: elementwise, with broadcasting."""

@@ -1,15 +1,17 @@
 """The array parts of printing a derivative Program (``emit`` calls these for array programs).
 
-- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``, except a
-  *lazy array* (an array of another library that implements NumPy's dispatch protocols, such as a
-  Dask array), kept as it is (``X.astype(float)``), so every ``np.*`` call dispatches to its library
-  and a Dask gradient stays a graph computed chunk by chunk;
-- ``scalar_result_statements``: a scalar gradient as a ``float``, or as a 0-d lazy array;
+- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``; in the *lazy*
+  specialisation (``specialise.library_kind``), a *lazy array* (an array of another library that
+  implements NumPy's dispatch protocols, such as a Dask array) is kept as it is
+  (``X.astype(float)``), so every ``np.*`` call dispatches to its library and a Dask gradient
+  stays a graph computed chunk by chunk;
+- ``scalar_result_statements``: in lazy code, a scalar gradient as a ``float``, or as a 0-d lazy
+  array (NumPy code prints ``float(...)``);
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes, and a check of each other
-  axis that must have that size;
+  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes in lazy code, and a check
+  of each other axis that must have that size;
 - ``in_place``: the body rewritten to reuse dead buffers (``array_buffers``), with what the
   program knows of its names.
 """
@@ -35,19 +37,21 @@ def numpy_input_test(name):
     return ast.BoolOp(ast.Or(), [numpy, ast.UnaryOp(ast.Not(), has)])
 
 
-def conversions(names):
-    """``X = np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)`` for each name:
-    float64 values as the numpy gradient has always computed with (integers, lists, float32
-    converted), and a lazy array (a Dask array) kept lazy: its ``astype`` adds a task to the graph
-    (none when it is float64 already) and computes nothing."""
+def conversions(names, lazy=False):
+    """``X = np.asarray(X, dtype=float)`` for each name: float64 NumPy arrays, as the numpy
+    gradient computes with (integers, lists, float32 converted). In lazy code, ``X =
+    np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)``: a lazy array (a Dask
+    array) is kept lazy, its ``astype`` adds a task to the graph (none when it is float64
+    already) and computes nothing."""
     lines = []
     for name in names:
-        converted = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
-                             [ast.keyword("dtype", ast.Name("float", ast.Load()))])
-        kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
-                        [ast.Name("float", ast.Load())], [])
-        lines.append(ast.Assign([ast.Name(name, ast.Store())],
-                                ast.IfExp(numpy_input_test(name), converted, kept), lineno=None))
+        value = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
+                         [ast.keyword("dtype", ast.Name("float", ast.Load()))])
+        if lazy:
+            kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
+                            [ast.Name("float", ast.Load())], [])
+            value = ast.IfExp(numpy_input_test(name), value, kept)
+        lines.append(ast.Assign([ast.Name(name, ast.Store())], value, lineno=None))
     return lines
 
 
@@ -99,10 +103,11 @@ def expand_statements(body, names):
     return out
 
 
-def size_lines(info, body, params, function_name, cotangents=None):
-    """``n = X.shape[0]`` for each size the code reads, then a check of every other axis that the
-    build takes to be that size (``if y.shape[0] != n: raise ValueError(...)``): where the primal
-    would raise for sizes that do not match, the gradient must not return numbers.
+def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
+    """``n = X.shape[0]`` for each size the code reads (in lazy code, then a refusal of unknown
+    sizes), then a check of every other axis that the build takes to be that size (``if
+    y.shape[0] != n: raise ValueError(...)``): where the primal would raise for sizes that do not
+    match, the gradient must not return numbers.
 
     ``cotangents`` (a vjp's): cotangent parameter name → the name of its output; each cotangent
     must have exactly its output's shape, rank included (``tuple(dy.shape) != (n,)``: a (n, 1)
@@ -155,8 +160,8 @@ def size_lines(info, body, params, function_name, cotangents=None):
     sized = {line.targets[0].id: f"{param}.shape[{axis}]" for line, param, axis in (
         (line, *info.dims[next(d for d in info.dims if d.name == line.targets[0].id)])
         for line in lines)}
-    return lines + _unknown_size_check(lines, sources, function_name) + checks + \
-        _zero_size_checks(body, sized, function_name)
+    unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
+    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
 
 
 def _zero_size_checks(body, sized, function_name):
@@ -274,13 +279,19 @@ def _unknown_size_check(lines, sources, function_name):
                                              [ast.Constant(message)], []), None)], [])]
 
 
-def in_place(program, body, prelude, results, stops, invented):
-    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers``.
+def in_place(program, body, prelude, results, stops, invented, values=(), lazy=False,
+             elides=True):
+    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers`` (with
+    its rule for lazy code when ``lazy``).
 
     ``results``: the names returned; ``stops``: names of stopped values (never inlined, so their
-    comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers).
+    comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers);
+    ``values``: the results that are the primal's value (``value_and_grad``): worked in place in
+    the printed order only, never regrouped as a derivative line may be (``a + (b + c)`` is
+    another float than ``a + b + c``).
     Inlinable: those, the adjoints, and the names the frontend gave to anonymous array nodes
-    (``product = X @ w``); never a parameter, a primal variable or a result.
+    (``product = X @ w``); never a parameter, a primal variable or a result. ``elides``: as
+    ``array_buffers.reuse_buffers`` (False for PyTorch).
     """
     info = program.arrays
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
@@ -295,7 +306,8 @@ def in_place(program, body, prelude, results, stops, invented):
     keep = set(results) | set(stops) | set(program.param_names)
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
-                         derivative=adjoints | set(results), results=results)
+                         derivative=adjoints | (set(results) - set(values)), results=results,
+                         lazy=lazy, elides=elides)
 
 
 def distinct_results(body, arrays):

@@ -18,7 +18,7 @@ import keyword
 import numpy as np
 import sympy
 
-from . import arrays
+from . import arrays, rules
 from .array_arguments import is_condition
 from .errors import OptionError
 from .array_calls import CallReader
@@ -31,6 +31,7 @@ from .program import Assignment, fresh_name, real_symbol
 from .functions import StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
+from .written import AsWritten, kept_as_written, same_float, shared
 
 from .resolve import _Py
 
@@ -88,6 +89,8 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
         self.writing_condition = False  # reading a condition's operands as the source computes them
         self.returned_nodes = set()  # ids of the value nodes of `return` statements
         self.array_defaults = {}  # parameter -> the constant holding its array default
+        self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
+        self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -219,6 +222,7 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
             return found
         symbol = real_symbol(fresh_name(label, self.names, self.source_names))
         self.bound_nodes[expr] = symbol
+        self.node_symbols.add(symbol)
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
@@ -264,6 +268,13 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
 
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
+        result = self._value(node, frame)
+        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute)) and (
+                result in self.node_symbols or _size(result)):  # as written: the node's own
+            self.node_results[node] = result  # value, or a size (`X.shape[0]`, an exact int)
+        return result
+
+    def _value(self, node, frame):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             operand = self.value(node.operand, frame)
             if is_condition(operand):
@@ -275,7 +286,7 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, frame)
             if not isinstance(base, _Py):
-                return self.attribute(base, node, frame)
+                return self.attribute(self.as_computed(base, node.value, frame), node, frame)
             try:
                 return self.python(getattr(base.obj, node.attr), node, frame)
             except AttributeError:
@@ -289,7 +300,7 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
                 if not -len(items) <= index < len(items):
                     self.fail(node, frame, f"index {index} is out of range", "check the index")
                 return items[index]
-            return self.subscript(base, node, frame)
+            return self.subscript(self.as_computed(base, node.value, frame), node, frame)
         if isinstance(node, ast.Compare) and self.array_mode:
             return self.comparison(node, frame)
         return super().value(node, frame)
@@ -379,11 +390,46 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
             self.written_of[value] = written  # a returned number: `value` prints it as written
         return written
 
+    def as_computed(self, value, node, frame):
+        """``value`` read from ``node``, as the source computes it where SymPy's form may be
+        another float (``written.kept_as_written``). Array code passes through here every operand
+        of an array node (a reduction, ``@``, a subscript, ...) and of an elementwise function,
+        so that each value a node computes or a tie test compares is the primal's float."""
+        if not self.array_mode:
+            return super().as_computed(value, node, frame)
+        if not isinstance(value, sympy.Expr) or isinstance(value, (StopGradient, AsWritten)) or \
+                not any(not is_dim(s) for s in value.free_symbols) and not value.is_Number:
+            return value
+        return kept_as_written(value, self.written(node, frame, value))
+
+    def cancelled(self, value, written):
+        """``frontend._Reader.cancelled``, for arrays too (a cancellation SymPy folds to a
+        name, ``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``, is kept as written)."""
+        if not self.array_mode:
+            return super().cancelled(value, written)
+        if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
+                written, sympy.Expr) and any(not is_dim(s) for s in written.free_symbols):
+            return kept_as_written(value, written)
+        return value
+
     def _written(self, node, frame):
         """A condition's operand as the source computes it, array calls included: ``np.sum(x /
         3.0 * 3.0)`` is the sum of ``x / 3.0 * 3.0`` as written, not SymPy's ``sum(x)``, so that
         the generated code decides the branch on the primal's float (``frontend._Reader.written``).
         """
+        found = self.node_results.get(node)
+        if found is not None:  # an array node, its operands as written: the primal's value
+            return found
+        if self.array_mode and isinstance(node, ast.Call) and not node.keywords and isinstance(
+                node.func, (ast.Name, ast.Attribute)) and _module_call(
+                    node.func, self, frame):  # np.log, np.maximum: spelled by NumPy only
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "numpy") is not None and len(
+                    node.args) in rule.nargs and all(not isinstance(a, ast.Starred)
+                                                     for a in node.args):
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
         if not (self.writing_condition and isinstance(node, ast.Call)):
             return super()._written(node, frame)
         func, given = node.func, []
@@ -406,7 +452,7 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
         """An argument of an array call in a condition, as written (``_NotWritten`` where an
         expression of variables cannot be kept as written)."""
         try:
-            return self._written(node, frame)
+            return shared(self._written(node, frame))
         except _NotWritten:
             value = self.argument(node, frame)
             if isinstance(value, sympy.Basic) and value.free_symbols:
@@ -437,6 +483,8 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
         if isinstance(op, ast.MatMult):
             self.need_arrays()
             x, y = self.number(a, node, frame), self.number(b, node, frame)
+            if isinstance(node, ast.BinOp):
+                x, y = self.as_computed(x, node.left, frame), self.as_computed(y, node.right, frame)
             if not self.shape_at(x, node, frame) or not self.shape_at(y, node, frame):
                 self.fail(node, frame, "`@` of a scalar is not defined", "use * to scale")
             return self.node_value(arrays.matmul(x, y), "product", node, frame)
@@ -461,6 +509,21 @@ def _size_expression(value):
         is_dim(s) for s in value.free_symbols)
 
 
+def _size(value):
+    """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
+    return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
+        is_dim(s) for s in value.free_symbols)
+
+
+def _module_call(func, reader, frame):
+    """Whether ``func`` (a call's function) is a name or a module's attribute, not a method of a
+    value (``x.mean``)."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root is func or isinstance(reader.value(root, frame), _Py)
+
+
 def _first_use(function):
     """Parameter name → rank of its first read in the body (source order)."""
     node = read_source(function).node
@@ -474,8 +537,11 @@ def _first_use(function):
 
 def _replace(step, rule):
     """An assignment (or another step of the program) with the sizes of ``rule`` put in."""
-    if isinstance(step, Assignment):
-        return Assignment(step.target, step.expr.xreplace(rule))
+    if isinstance(step, Assignment):  # a line printed as written where that is another float
+        expr = step.expr.xreplace(rule)
+        written = None if step.written is None or same_float(step.written, step.expr) else \
+            shared(step.written).xreplace(rule)
+        return Assignment(step.target, expr, written)
     if hasattr(step, "path"):  # a Check: its conditions
         return type(step)(tuple((c.xreplace(rule), h) for c, h in step.path), step.exception,
                           step.message)

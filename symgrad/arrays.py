@@ -51,8 +51,9 @@ from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
-from .rules import LAZY_MODULES, resolve_pending
+from .rules import LAZY_MODULES, Written, resolve_pending
 from .shapes import ONE, size
+from .written import kept_as_written
 
 # --- reads of the rows without a node of their own ------------------------------------------------
 def _read_mean(ctx, a, axis=None, keepdims=False):
@@ -60,7 +61,8 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     shape = ctx.shape(x)
     axes = ctx.axes(axis, len(shape))
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
-    return total / size([shape[k] for k in axes])
+    count = size([shape[k] for k in axes])  # NumPy's mean is the sum divided by the count:
+    return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
 
 
 def _read_squeeze(ctx, a, axis=None):
