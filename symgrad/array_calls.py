@@ -138,7 +138,7 @@ class CallReader:
             fixed = len(signature) - 1
             positional = positional[:fixed] + [tuple(positional[fixed:])]
         if len(positional) > len(signature):
-            if rule is arrays.RESHAPE and len(given) == 1:
+            if rule in _STARRED_METHODS and len(given) == 1:  # x.reshape(2, 3), x.transpose(1, 0)
                 positional, extra = positional[:2], tuple(positional[2:])
             else:
                 self.fail(node, frame, f"`{spelling}` takes at most {len(signature) - len(given)}"
@@ -146,8 +146,9 @@ class CallReader:
         for (name, _), value in zip(signature, positional):
             bound[name.lstrip("*")] = value
         if extra:
-            bound["newshape"] = (bound["newshape"],) + extra if not isinstance(
-                bound["newshape"], tuple) else bound["newshape"] + extra
+            last = signature[1][0]  # newshape, axes: the method's *args as one tuple
+            bound[last] = (bound[last],) + extra if not isinstance(
+                bound[last], tuple) else bound[last] + extra
         known = {name for name, _ in signature}
         for kw in node.keywords:
             if kw.arg not in known or kw.arg in bound:
@@ -206,6 +207,9 @@ class CallReader:
                              f"({str(exc).rstrip('.')})", "pass real numbers")
         return self.shaped(result, shape, node, frame) if shape else result
 
+
+_STARRED_METHODS = (arrays.RESHAPE, arrays.TRANSPOSE)
+"""Rows whose method form takes its second argument as ``*args`` (``x.reshape(2, 3)``)."""
 
 _LOGICAL = {np.logical_and: "np.logical_and", np.logical_or: "np.logical_or",
             np.logical_not: "np.logical_not"}

@@ -157,8 +157,41 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
             sources.append(param)
+    sized = {line.targets[0].id: f"{param}.shape[{axis}]" for line, param, axis in (
+        (line, *info.dims[next(d for d in info.dims if d.name == line.targets[0].id)])
+        for line in lines)}
     unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
-    return lines + unknown + checks
+    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+
+
+def _zero_size_checks(body, sized, function_name):
+    """``if n == 0: raise ValueError(...)`` for each size the code divides by (``2.0 / n``):
+    with 0 rows the primal's NumPy division gives nan, and Python's ``2.0 / 0`` would raise
+    ZeroDivisionError from inside the gradient; the error says which size is 0 instead.
+
+    ``sized``: size name → where it is read (``"X.shape[0]"``)."""
+    found = {}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv,
+                                                                        ast.Mod))):
+                continue
+            names = [n.id for n in ast.walk(node.right) if isinstance(n, ast.Name)]
+            if names and all(n in sized for n in names) and all(
+                    isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                                   ast.unaryop, ast.Load)) for n in ast.walk(node.right)):
+                found.setdefault(ast.unparse(node.right), (node.right, names))
+    checks = []
+    for text, (denominator, names) in found.items():
+        where = ", ".join(f"{n} = {sized[n]}" for n in dict.fromkeys(names))
+        what = f"{sized[names[0]]} is 0" if text == names[0] else f"{text} is 0 ({where})"
+        message = (f"{function_name}: {what}, and the gradient divides by it (the primal's "
+                   "NumPy value is nan or inf there)")
+        checks.append(ast.If(ast.Compare(copy.deepcopy(denominator), [ast.Eq()],
+                                         [ast.Constant(0)]),
+                             [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
+                                                 [ast.Constant(message)], []), None)], []))
+    return checks
 
 
 def _clamped(size):

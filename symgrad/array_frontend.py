@@ -19,15 +19,16 @@ import numpy as np
 import sympy
 
 from . import arrays, rules
-from .array_arguments import Negation, is_condition
+from .array_arguments import is_condition
 from .errors import OptionError
 from .array_calls import CallReader
+from .array_forms import FormReader
 from .array_index import IndexReader
 from .fence import dotted
 from .expressions import _NotWritten
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .functions import AndThen, OrElse, StopGradient
+from .functions import StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
 from .written import AsWritten, kept_as_written, same_float, shared
@@ -71,7 +72,7 @@ def to_program(function, stop_gradients=(), nodes=(), shapes=None):
     return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
 
 
-class ArrayReader(CallReader, IndexReader, _Reader):
+class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
     def __init__(self, stop_names, nodes=frozenset(), shapes=None):
@@ -87,6 +88,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
         self.writing_condition = False  # reading a condition's operands as the source computes them
         self.returned_nodes = set()  # ids of the value nodes of `return` statements
+        self.array_defaults = {}  # parameter -> the constant holding its array default
         self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
         self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
 
@@ -101,9 +103,27 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             return program
         return self._finish(program, _first_use(function))
 
+    def array_default(self, name, value, node, frame):
+        """A constant array default (``C=np.ones(3)``, a mask or weights held constant unless
+        ``wrt`` names it): the parameter is an array; the generated code's default is that
+        constant, named ``<name>_default``. Without shapes: built at the call (NeedsShapes)."""
+        if not (isinstance(value, np.ndarray) and value.ndim and value.dtype.kind in "biuf"):
+            return False
+        self.need_arrays()
+        symbol = self.constant_array(value, node, frame, base=f"{name}_default")
+        self.array_defaults[name] = symbol.name
+        return True
+
     def _parameter_shapes(self, function):
         code = function.__code__
         names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        defaults = dict(zip(code.co_varnames[:code.co_argcount][
+            code.co_argcount - len(function.__defaults__ or ()):], function.__defaults__ or ()))
+        defaults.update(function.__kwdefaults__ or {})
+        for name, value in defaults.items():  # an array default: its pattern, sizes at the call
+            if name not in self.shape_option and isinstance(value, np.ndarray) and value.ndim:
+                self.shape_option = {**self.shape_option,
+                                     name: tuple(1 if k == 1 else None for k in value.shape)}
         for name, dims in self.shape_option.items():
             if name not in names:
                 raise OptionError(f"shapes names {name!r}, which is not a parameter of "
@@ -170,7 +190,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                     sources[d] = (p.name, axis)
         shapes = Shapes(table, dims.named)
         shapes.equal = {k.xreplace(rule): v.xreplace(rule) for k, v in dims.equal.items()}
-        program.arrays = ArrayInfo(shapes, sources, self.constants)
+        program.arrays = ArrayInfo(shapes, sources, self.constants, self.array_defaults)
         return program
 
     # --- shapes -------------------------------------------------------------------------------
@@ -245,27 +265,6 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                         self.integer_values.add(a.target)  # i = stop_gradient(np.argmax(x))
             if isinstance(value, sympy.Symbol) and is_dim(value):
                 self.dim_names.setdefault(self.dims.dim(value), name)
-
-    def statement(self, stmt, frame):
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
-            self.item_assignment(stmt.target, frame)
-        return super().statement(stmt, frame)
-
-    def assign(self, target, value, node, frame):
-        if isinstance(target, ast.Subscript):
-            self.item_assignment(target, frame)
-        return super().assign(target, value, node, frame)
-
-    def item_assignment(self, target, frame):
-        """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number
-        cannot be indexed): refused, array values are never changed in place. Of a list, the
-        frontend refuses it (assign to a plain name)."""
-        if not (isinstance(target.value, ast.Name) and isinstance(
-                self.value(target.value, frame), sympy.Expr)):
-            return
-        self.fail(target, frame, "item or slice assignment is not supported (symgrad reads an "
-                  "array as one value, never changed in place)", "build the new array instead: "
-                  "np.where(np.arange(len(y)) == 0, 0.0, y), or np.concatenate(([0.0], y[1:]))")
 
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
@@ -357,8 +356,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         cond = super().condition(node, frame)
         if len(node.ops) > 1 and self.is_array(cond, node, frame):
             self.fail(node, frame, "a chained comparison of arrays asks for the truth value of "
-                      "an array", "compare once per condition: np.where((a < x) & (x < b), ...)"
-                      " is not supported either; nest np.where calls")
+                      "an array", "compare once per condition and combine them: "
+                      "np.where((a < x) & (x < b), ...)")
         return cond
 
     def condition(self, node, frame):
@@ -470,30 +469,6 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                              "(np.sum, slices, np.where) instead of a loop")
         return super().integer(node, frame)
 
-    def logical(self, operator, conditions, node, frame):
-        """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element
-        conditions: NumPy's way of combining masks, kept in source order and as written
-        (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
-        it is False where ``x`` is nan). Numbers are refused (``and``/``or``/``not`` say it)."""
-        if not all(is_condition(c) for c in conditions):
-            return self.fail(node, frame, f"`{operator}` combines conditions here, and a number "
-                             "or an array of numbers is given", "compare first: "
-                             "np.where((x > 0) & (y < 1), a, b)")
-        self.need_arrays()
-        if not any(self.shape_at(c, node, frame) for c in conditions):
-            word = {"&": "and", "|": "or", "~": "not", "np.logical_and": "and",
-                    "np.logical_or": "or", "np.logical_not": "not"}[operator]
-            return self.fail(node, frame, f"`{operator}` of conditions on numbers is not "
-                             "supported", f"use Python's `{word}`")
-        if operator in ("&", "np.logical_and"):
-            result = AndThen(*conditions)
-        elif operator in ("|", "np.logical_or"):
-            result = OrElse(*conditions)
-        else:
-            result = Negation(conditions[0])
-        self.shape_at(result, node, frame)  # the conditions' shapes broadcast
-        return result
-
     def binary(self, op, a, b, node, frame):
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
                 is_condition(a) or is_condition(b)):
@@ -501,6 +476,10 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                 return self.fail(node, frame, "`^` of conditions is not supported",
                                  "combine them with & | ~: (a & ~b) | (~a & b)")
             return self.logical("&" if isinstance(op, ast.BitAnd) else "|", [a, b], node, frame)
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and all(_size_expression(v) for v in (a, b)) \
+                and not (isinstance(b, sympy.Integer) and b == 0) and (
+                    a.free_symbols or b.free_symbols):
+            return sympy.floor(a / b) if isinstance(op, ast.FloorDiv) else sympy.Mod(a, b)
         if isinstance(op, ast.MatMult):
             self.need_arrays()
             x, y = self.number(a, node, frame), self.number(b, node, frame)
@@ -523,35 +502,11 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
 
-    iterating = None  # the builtin (`sum`, `zip` ...) whose argument is being read
-
-    def sequence_builtin(self, obj, node, frame):
-        outer, self.iterating = self.iterating, obj.__name__
-        try:
-            return super().sequence_builtin(obj, node, frame)
-        finally:
-            self.iterating = outer
-
-    def sequence(self, value, node, frame):
-        """A tuple to loop over; an array is refused as a loop over its elements (``for row in
-        X``, builtin ``sum(x)``), and so is a number (read without shapes, the value may be
-        either: the message says both)."""
-        if isinstance(value, sympy.Expr) and not self.array_mode:  # a number, or an array
-            builtin = self.iterating in ("sum", "min", "max")
-            return self.fail(node, frame, "a tuple or list of numbers is needed here (a loop over "
-                             "a number, or over the elements of an array, is not supported)",
-                             "loop over a tuple of numbers; for an array, " + (
-                                 f"use np.{self.iterating}(x)" if builtin else "vectorise: "
-                                 "whole-array operations (np.sum, slices, np.where)"))
-        if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
-            if self.iterating in ("sum", "min", "max"):
-                return self.fail(node, frame, f"the builtin `{self.iterating}` of an array loops "
-                                 "over its elements, which is not supported",
-                                 f"use np.{self.iterating}(x) (with axis=0 for the rows)")
-            return self.fail(node, frame, "a Python loop over the elements of an array is not "
-                             "supported", "vectorise: use whole-array operations (np.sum, "
-                             "slices, np.where) instead of a loop")
-        return super().sequence(value, node, frame)
+def _size_expression(value):
+    """An int, or an integer expression of sizes (``len(x)``, ``n - 1``): ``len(x) // 2`` of
+    those is an int, ``floor(n/2)``, not Python's float floor division."""
+    return isinstance(value, sympy.Expr) and value.is_integer is True and all(
+        is_dim(s) for s in value.free_symbols)
 
 
 def _size(value):

@@ -10,6 +10,7 @@ import sympy
 from . import array_indexing, array_ops
 from .array_arguments import is_condition
 from .functions import StopGradient
+from .shapes import ShapeError, is_dim
 
 
 class IndexReader:
@@ -104,7 +105,8 @@ class IndexReader:
         one per array of a tuple of index arrays (``x[np.triu_indices(n)]``)."""
         if isinstance(item, ast.Slice):
             bounds = [None if b is None or (isinstance(b, ast.Constant) and b.value is None)
-                      else self.integer(b, frame) for b in (item.lower, item.upper, item.step)]
+                      else self.slice_bound(b, frame, k == 2)
+                      for k, b in enumerate((item.lower, item.upper, item.step))]
             if bounds[2] == 0:
                 self.fail(item, frame, "a slice step cannot be zero", "use a step of 1 or more")
             return [("slice", *bounds)]
@@ -113,6 +115,21 @@ class IndexReader:
                 isinstance(v, sympy.Symbol) and self.index_array(v) for v in value):
             return [self.index_value(v, d, item, frame) for v, d in zip(value, dims)]
         return [self.index_value(value, dims[0] if dims else None, item, frame)]
+
+    def slice_bound(self, node, frame, step):
+        """A slice bound: an int known when the gradient is built, or a size the function reads
+        (``x[len(x) // 2:]``, ``x[:n - 1]``: a nonnegative integer of the sizes, printed as
+        written in the generated code); a step is an int."""
+        value = self.value(node, frame)
+        if not step and isinstance(value, sympy.Expr) and not value.is_Integer and \
+                value.is_integer and value.free_symbols and all(
+                    is_dim(d) for d in value.free_symbols):
+            if value.is_nonnegative:
+                return value
+            self.fail(node, frame, "a slice bound computed from a size must not be negative",
+                      "count from the end with a negative int (x[:-1]) or use a nonnegative "
+                      "size (x[:len(x) - 1])")
+        return self.integer(node, frame)
 
     def index_array(self, value):
         """Whether the symbol ``value`` is an int array: a constant, or computed by the code
@@ -123,13 +140,17 @@ class IndexReader:
 
     def index_value(self, value, dim, item, frame):
         """One index (an int, a constant int array or list) as an entry of an index spec."""
-        if is_condition(value) or (
-                isinstance(value, sympy.Symbol) and value.name in self.constants
-                and self.constants[value.name].dtype.kind == "b"):
-            self.fail(item, frame, "boolean-mask indexing is not supported (the result's size "
-                      "depends on the values)", "use np.where(mask, x, 0.0) to keep the shape")
         if dim is None:
             self.fail(item, frame, "too many indices for this array", "check the index")
+        if isinstance(value, sympy.Symbol) and value.name in self.constants \
+                and self.constants[value.name].dtype.kind == "b":
+            value = self.constant_mask(value, dim, item, frame)
+        if is_condition(value):
+            self.fail(item, frame, "boolean-mask indexing is not supported (the result's size "
+                      "depends on the values)", "use np.where(mask, x, 0.0) to keep the shape")
+        if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer and (
+                value - dim).is_Integer and (value - dim).is_negative:
+            value = value - dim  # x[n - 1] with n = len(x): x[-1]
         if isinstance(value, StopGradient) and value.args[0] in self.integer_values:
             value = value.args[0]  # stop_gradient(np.argmax(x)): an index has no gradient
         if isinstance(value, sympy.Symbol) and value in self.integer_values:
@@ -167,6 +188,21 @@ class IndexReader:
                       "count from the end with a negative int: x[-1]")
         return self.fail(item, frame, "an index must be an int, a slice, None or a constant int "
                          "array", "check the index")
+
+    def constant_mask(self, value, dim, item, frame):
+        """A constant boolean mask of one axis (``x[MASK]``): its size is known when the gradient
+        is built, so it indexes as the constant int array ``np.flatnonzero(MASK)``; the axis must
+        have the mask's length, as NumPy requires (checked when called)."""
+        mask = self.constants[value.name]
+        if mask.ndim != 1:
+            self.fail(item, frame, f"a constant boolean mask of rank {mask.ndim} is not supported",
+                      "index with np.nonzero(MASK) (constant int arrays), or a mask of one axis")
+        try:
+            self.dims.unify(dim, sympy.Integer(len(mask)))
+        except ShapeError:
+            self.fail(item, frame, f"a boolean mask of length {len(mask)} for an axis of size "
+                      f"{self.dims.text(self.dims.dim(dim))}", "give the mask the axis's length")
+        return self.constant_array(np.flatnonzero(mask), item, frame, base=f"{value.name}_at")
 
     def _check_range(self, indices, dim, item, frame):
         if indices.size and dim.is_Integer and not (-int(dim) <= indices.min() and

@@ -41,12 +41,16 @@ def _slice_length(d, start, stop, step):
         def at(v, default):
             if v is None:
                 return default
+            if isinstance(v, sympy.Basic) and not v.is_Integer:  # a nonnegative size: n // 2
+                return sympy.Min(v, d)
             return sympy.Min(v, d) if v >= 0 else sympy.Max(d + v, 0)
         return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0)) / step))
 
     def back(v, default):
         if v is None:
             return default
+        if isinstance(v, sympy.Basic) and not v.is_Integer:
+            return sympy.Min(v, d - 1)
         return sympy.Min(v, d - 1) if v >= 0 else sympy.Max(d + v, -1)
     return sympy.Max(0, sympy.ceiling((back(start, d - 1) - back(stop, sympy.Integer(-1)))
                                       / (-step)))

@@ -254,8 +254,8 @@ def normalize_wrt(program, wrt):
         if item not in params:
             _check_intermediate(program, item)
         if item in program.static:
-            raise OptionError(f"`{item}` sets a range() bound, so it is fixed at build time and "
-                              "cannot be differentiated")
+            raise OptionError(f"`{item}` sets a range() bound or an index, so it is fixed at "
+                              "build time and cannot be differentiated")
         if item in names:
             raise OptionError(f"wrt names {item!r} twice")
         names.append(item)

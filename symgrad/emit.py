@@ -135,9 +135,16 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]
-    defaults = [ast.Constant(v) for v in program.defaults]
+    array_defaults = getattr(arrays, "defaults", {}) if arrays is not None else {}
+
+    def default(name, value):  # an array default is the constant holding it
+        return ast.Name(array_defaults[name], ast.Load()) if name in array_defaults else \
+            ast.Constant(value)
+    positional = [p.name for p in program.positional]
+    defaults = [default(n, v) for n, v in zip(positional[len(positional) - len(
+        program.defaults):], program.defaults)]
     kwonly = [ast.arg(name) for name in program.kwonly]
-    kw_defaults = [None if v is None else ast.Constant(v) for v in program.kwonly.values()]
+    kw_defaults = [None if v is None else default(k, v) for k, v in program.kwonly.items()]
     node = ast.FunctionDef(
         name=function_name, args=ast.arguments(posonlyargs=[], args=params, vararg=None,
                                                kwonlyargs=kwonly, kw_defaults=kw_defaults,
@@ -247,7 +254,7 @@ def _docstring(program, kind, wrt):
 
 
 def _static_guard(function_name, name, value):
-    message = f"{function_name} was built for {name}={value}, a range() bound"
+    message = f"{function_name} was built for {name}={value}, a range() bound or an index"
     return ast.If(
         test=ast.Compare(ast.Name(name, ast.Load()), [ast.NotEq()], [ast.Constant(value)]),
         body=[ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []),

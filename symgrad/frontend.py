@@ -97,6 +97,8 @@ class _Reader(Expressions, Resolver, Guards):
         default_of.update({k: v for k, v in kwonly.items() if v is not None})
         arg_of = {a.arg: a for a in args.posonlyargs + args.args + args.kwonlyargs}
         for name, value in default_of.items():
+            if self.array_default(name, value, arg_of[name], frame):
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.fail(arg_of[name], frame, f"the default of `{name}` is not a number",
                           "give parameters int or float defaults only")
@@ -129,13 +131,24 @@ class _Reader(Expressions, Resolver, Guards):
             origin=f"{src.filename}, line {node.lineno}", static=static,
             names=self.names | self.source_names, kwonly=kwonly, variables=variables)
 
+    def array_default(self, name, value, node, frame):
+        """Whether the default ``value`` of the parameter ``name`` is an array the array reader
+        takes (``array_frontend``); scalar code takes int and float defaults only."""
+        return False
+
     @staticmethod
     def _range_names(node, names):
+        """Parameters read in a ``range(...)`` bound or in a subscript's index (``X[i]``): with an
+        int default they are fixed when the gradient is built (the generated code checks that a
+        call passes that value)."""
         found = []
         for call in ast.walk(node):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
                     and call.func.id == "range":
                 found += [n.id for a in call.args for n in ast.walk(a)
+                          if isinstance(n, ast.Name) and n.id in names]
+            elif isinstance(call, ast.Subscript):
+                found += [n.id for n in ast.walk(call.slice)
                           if isinstance(n, ast.Name) and n.id in names]
         return list(dict.fromkeys(found))
 

@@ -243,10 +243,12 @@ class ArrayInfo:
             constants).
         dims: dimension symbol → ``(parameter name, axis)`` it is read from (``n = X.shape[0]``).
         constants: name → NumPy array, the module or closure constant arrays the code reads.
+        defaults: parameter → the name of the constant holding its array default.
     """
 
-    def __init__(self, shapes, dims, constants):
+    def __init__(self, shapes, dims, constants, defaults=None):
         self.shapes, self.dims, self.constants = shapes, dict(dims), dict(constants)
+        self.defaults = dict(defaults or {})
 
     def with_shapes(self, shapes):
-        return ArrayInfo(shapes, self.dims, self.constants)
+        return ArrayInfo(shapes, self.dims, self.constants, self.defaults)

@@ -189,3 +189,104 @@ def test_array_refusals_speak_of_arrays(f, k, what, hint):
 def test_a_copy_is_the_value():
     x = RNG.standard_normal(5)
     assert np.allclose(gradient_of(copy_only, x), 2 * x, rtol=1e-15)
+
+
+# --- minor forms (F15) and degenerate sizes (F8) -----------------------------------------------
+MASK = np.array([True, False, True, True])
+
+
+def default_row(X, i=1):
+    return np.sum(X[i] ** 2)
+
+
+def transposed(X):
+    return np.sum(X.transpose(1, 0) @ X)
+
+
+def masked(x):
+    return np.sum(x[MASK] ** 2)
+
+
+def last_row(X):
+    n = X.shape[0]
+    return np.sum(X[n - 1] ** 2)
+
+
+def second_half(X):
+    return np.sum(X[len(X) // 2:] ** 2)
+
+
+def test_minor_forms_numpy_users_write():
+    X = RNG.standard_normal((5, 3))
+    hand = np.zeros_like(X)
+    hand[1] = 2 * X[1]
+    assert np.allclose(gradient_of(default_row, X), hand, rtol=1e-15)
+    with pytest.raises(ValueError, match="grad_default_row was built for i=1, a range"):
+        symgrad.grad(default_row)(X, 2)  # an int default used as an index is fixed at build
+    assert np.allclose(gradient_of(transposed, X), np.broadcast_to(  # sum(X.T @ X) is
+        2 * X.sum(axis=1)[:, None], X.shape), rtol=1e-14)  # sum_k (sum_i X_ki)^2
+    x = RNG.standard_normal(4)
+    assert np.allclose(gradient_of(masked, x), 2 * x * MASK, rtol=1e-15)
+    with pytest.raises(ValueError, match="x.shape\\[0\\] is 5; it must be 4"):
+        symgrad.grad(masked)(np.ones(5))  # NumPy raises IndexError for a mask of another length
+    hand = np.zeros_like(X)
+    hand[-1] = 2 * X[-1]
+    assert np.allclose(gradient_of(last_row, X), hand, rtol=1e-15)
+    hand = 2 * X * (np.arange(5) >= 2)[:, None]
+    assert np.allclose(gradient_of(second_half, X), hand, rtol=1e-15)
+    assert "X[n // 2:]" in symgrad.grad(second_half, shapes={"X": ("n", "d")}).source
+
+
+def mean_square(X, w, y):
+    r = X @ w - y
+    return np.sum(r ** 2) / X.shape[0]
+
+
+def unbiased_variance(x):
+    return np.sum((x - np.mean(x)) ** 2) / (len(x) - 1)
+
+
+def test_degenerate_sizes_raise_naming_the_size():
+    with pytest.raises(ValueError, match=r"grad_mean_square: X.shape\[0\] is 0, and the gradient "
+                       "divides by it"):
+        symgrad.grad(mean_square)(np.ones((0, 3)), np.ones(3), np.ones(0))  # not ZeroDivision
+    x = np.array([1.0, 2.0, 4.0])
+    assert np.allclose(gradient_of(unbiased_variance, x), (x - x.mean()), rtol=1e-14)
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
+        symgrad.grad(unbiased_variance)(np.array([2.0]))  # one element: len(x) - 1 is 0
+    assert "for arrays of these sizes" in info.value.what and "every call" not in str(info.value)
+    assert info.value.lineno == unbiased_variance.__code__.co_firstlineno + 1
+
+
+def weighted(X, w, C=np.array([2.0, 1.0, 0.5])):
+    return np.sum((X @ (w * C)) ** 2)
+
+
+def test_a_constant_array_default_is_a_hyperparameter():
+    X, w = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    C = np.array([2.0, 1.0, 0.5])
+    gX, gw = gradient_of(weighted, X, w)
+    r = X @ (w * C)
+    assert np.allclose(gw, 2 * C * (X.T @ r), rtol=1e-14)
+    assert np.allclose(gX, 2 * np.outer(r, w * C), rtol=1e-14)
+    other = np.ones(3)  # another value for the hyperparameter: the same build
+    gX, gw = symgrad.grad(weighted)(X, w, other)
+    assert np.allclose(gw, 2 * X.T @ (X @ w), rtol=1e-14)
+    gC = symgrad.grad(weighted, wrt="C")(X, w)
+    assert np.allclose(gC, 2 * w * (X.T @ r), rtol=1e-14)
+    built = symgrad.grad(weighted, shapes={"X": ("n", "d"), "w": ("d",)})
+    assert "def grad_weighted(X, w, C=C_default):" in built.source
+    assert np.allclose(built(X, w)[1], 2 * C * (X.T @ r), rtol=1e-14)
+
+
+def chained_mask(x):
+    return np.sum(np.where(-1 < x < 1, x ** 3, x))
+
+
+def test_the_hint_of_a_chained_comparison_is_accepted_code():
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
+        symgrad.grad(chained_mask)(np.ones(3))
+    assert "np.where((a < x) & (x < b), ...)" in info.value.hint
+    assert "not supported" not in info.value.hint
+    x = np.array([-2.0, 0.5, 3.0])
+    assert np.array_equal(gradient_of(inside, x), [1.0, 0.75, 1.0])  # that form, (x > -1) & ...

@@ -1,0 +1,102 @@
+"""Array code's forms that NumPy users write and the scalar reader would misread, for the array
+frontend: element conditions combined with ``&``, ``|``, ``~`` and ``np.logical_*``; and the
+refusals that speak of arrays: item assignment, a loop over an array's elements or the builtin
+``sum`` of one, and a division by a size that a size-1 axis makes zero."""
+import ast
+
+import sympy
+
+from .array_arguments import Negation, is_condition
+from .functions import AndThen, OrElse
+from .shapes import ONE
+
+
+class FormReader:
+    """The forms half of ``array_frontend.ArrayReader`` (a mixin)."""
+
+    def undefined(self, node, frame, kind):
+        """As the scalar reader; where a parameter has a size-1 axis the message says that the
+        sizes make it undefined (``np.sum(d ** 2) / (len(x) - 1)`` with one element: NumPy gives
+        nan), not that the function raises on every call."""
+        if self.depth == 0 and self.array_mode and any(
+                ONE in shape for shape in self.dims.table.values()):
+            self.fail(node, frame, "this is undefined (a division by zero, log(0) or a complex "
+                      "number) for arrays of these sizes (a size-1 axis makes a size such as "
+                      "len(x) - 1 zero; NumPy gives nan or inf)", "differentiate at arrays of "
+                      "more elements, or guard the size: max(len(x) - 1, 1)")
+        return super().undefined(node, frame, kind)
+
+    def statement(self, stmt, frame):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            self.item_assignment(stmt.target, frame)
+        return super().statement(stmt, frame)
+
+    def assign(self, target, value, node, frame):
+        if isinstance(target, ast.Subscript):
+            self.item_assignment(target, frame)
+        return super().assign(target, value, node, frame)
+
+    def item_assignment(self, target, frame):
+        """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number
+        cannot be indexed): refused, array values are never changed in place. Of a list, the
+        frontend refuses it (assign to a plain name)."""
+        if not (isinstance(target.value, ast.Name) and isinstance(
+                self.value(target.value, frame), sympy.Expr)):
+            return
+        self.fail(target, frame, "item or slice assignment is not supported (symgrad reads an "
+                  "array as one value, never changed in place)", "build the new array instead: "
+                  "np.where(np.arange(len(y)) == 0, 0.0, y), or np.concatenate(([0.0], y[1:]))")
+
+    def logical(self, operator, conditions, node, frame):
+        """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element
+        conditions: NumPy's way of combining masks, kept in source order and as written
+        (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
+        it is False where ``x`` is nan). Numbers are refused (``and``/``or``/``not`` say it)."""
+        if not all(is_condition(c) for c in conditions):
+            return self.fail(node, frame, f"`{operator}` combines conditions here, and a number "
+                             "or an array of numbers is given", "compare first: "
+                             "np.where((x > 0) & (y < 1), a, b)")
+        self.need_arrays()
+        if not any(self.shape_at(c, node, frame) for c in conditions):
+            word = {"&": "and", "|": "or", "~": "not", "np.logical_and": "and",
+                    "np.logical_or": "or", "np.logical_not": "not"}[operator]
+            return self.fail(node, frame, f"`{operator}` of conditions on numbers is not "
+                             "supported", f"use Python's `{word}`")
+        if operator in ("&", "np.logical_and"):
+            result = AndThen(*conditions)
+        elif operator in ("|", "np.logical_or"):
+            result = OrElse(*conditions)
+        else:
+            result = Negation(conditions[0])
+        self.shape_at(result, node, frame)  # the conditions' shapes broadcast
+        return result
+
+    iterating = None  # the builtin (`sum`, `zip` ...) whose argument is being read
+
+    def sequence_builtin(self, obj, node, frame):
+        outer, self.iterating = self.iterating, obj.__name__
+        try:
+            return super().sequence_builtin(obj, node, frame)
+        finally:
+            self.iterating = outer
+
+    def sequence(self, value, node, frame):
+        """A tuple to loop over; an array is refused as a loop over its elements (``for row in
+        X``, builtin ``sum(x)``), and so is a number (read without shapes, the value may be
+        either: the message says both)."""
+        if isinstance(value, sympy.Expr) and not self.array_mode:  # a number, or an array
+            builtin = self.iterating in ("sum", "min", "max")
+            return self.fail(node, frame, "a tuple or list of numbers is needed here (a loop over "
+                             "a number, or over the elements of an array, is not supported)",
+                             "loop over a tuple of numbers; for an array, " + (
+                                 f"use np.{self.iterating}(x)" if builtin else "vectorise: "
+                                 "whole-array operations (np.sum, slices, np.where)"))
+        if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
+            if self.iterating in ("sum", "min", "max"):
+                return self.fail(node, frame, f"the builtin `{self.iterating}` of an array loops "
+                                 "over its elements, which is not supported",
+                                 f"use np.{self.iterating}(x) (with axis=0 for the rows)")
+            return self.fail(node, frame, "a Python loop over the elements of an array is not "
+                             "supported", "vectorise: use whole-array operations (np.sum, "
+                             "slices, np.where) instead of a loop")
+        return super().sequence(value, node, frame)
