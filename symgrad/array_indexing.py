@@ -11,6 +11,7 @@ import sympy
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
+from .shapes import from_two
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -22,7 +23,17 @@ def index(x, spec):
 
 def slice_length(d, start, stop, step):
     """len(range(d)[start:stop:step]) for a dimension ``d``, clamped as Python clamps (``x[2:5]``
-    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them."""
+    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them, and a
+    size that is one number for every size of ``d`` a dimension symbol stands for (2 and up) is
+    that number (``x[:, 1:2]`` has 1 column: ``shapes.from_two``)."""
+    length = _slice_length(d, start, stop, step)
+    if length.is_Number:
+        return length
+    found = from_two(length)
+    return found[1] if found is not None and found[0] == "constant" else length
+
+
+def _slice_length(d, start, stop, step):
     step = 1 if step is None else step
     if d.is_Integer:
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
@@ -133,13 +144,14 @@ def index_adjoint_statements(printer, target, node, names):
     is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
     (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
     the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it); ``np.zeros(shape)`` for numbers only."""
+    added to it) in lazy code (``printer.lazy``); ``np.zeros(shape)`` in NumPy code and for
+    numbers only."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
     like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
-    if like is None:  # numbers only: a NumPy buffer
+    if like is None or not printer.lazy:  # a NumPy buffer
         zeros = _call(printer, "np.zeros", [dims_ast(shape)])
     else:
         if not isinstance(values[like], ast.Name):

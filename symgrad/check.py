@@ -36,6 +36,7 @@ RANDOM_POINTS = 10  # points drawn when none are given
 SYMBOLIC_MAX_NODES = 2000  # larger expressions skip the symbolic comparison (numbers decide)
 CHEAP_MAX_NODES = 600  # larger differences are not normalised (numbers decide)
 SIMPLIFY_MAX_NODES = 80  # smaller differences not normalised to 0 get SymPy's full `simplify`
+NORMALISE_MAX_COST = 1000  # nodes x terms of the common denominator: above it no cancel/simplify
 SHOWN_CHARS = 200  # a difference shown in the report is cut to this many characters
 SHOWN_COMPONENTS = 10  # at most this many differing components are listed in the report
 
@@ -400,7 +401,8 @@ def _difference(ours, theirs):
         return None
     difference = _unstop(ours - theirs)
     size = tree_size(difference, CHEAP_MAX_NODES + 1)
-    if difference == 0 or size > CHEAP_MAX_NODES:
+    if difference == 0 or size > CHEAP_MAX_NODES or _normalising_cost(difference) > (
+            NORMALISE_MAX_COST):
         return difference
     forms = [difference]
     for attempt in (_normalised, sympy.simplify):
@@ -413,6 +415,26 @@ def _difference(ours, theirs):
         if forms[-1] == 0:
             return forms[-1]
     return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4))
+
+
+def _normalising_cost(expr):
+    """The work of putting ``expr`` over one denominator, estimated from its tree alone (no SymPy
+    algebra, no timer, so the same on every machine): its node count times the number of terms
+    of the common denominator once expanded, the product over the distinct denominators (bases
+    of negative integer powers) of (terms of the base) ** (largest such exponent).
+
+    A sum of N rational terms in distinct ``exp`` atoms (a logistic loss over N data points) has
+    a common denominator of 2 ** N terms or more; ``cancel`` on it grows beyond any budget (N = 3
+    took a minute, N = 4 did not finish), so above ``NORMALISE_MAX_COST`` the numbers decide.
+    """
+    largest = {}
+    for power in expr.atoms(sympy.Pow):
+        if power.exp.is_Integer and power.exp < 0 and not power.base.is_Number:
+            largest[power.base] = max(largest.get(power.base, 0), -int(power.exp))
+    terms = 1
+    for base, exponent in largest.items():
+        terms *= (len(base.args) if base.is_Add else 1) ** exponent
+    return tree_size(expr, CHEAP_MAX_NODES + 1) * terms
 
 
 def _normalised(expr):
