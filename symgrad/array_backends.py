@@ -22,6 +22,7 @@ import sympy
 
 from .array_nodes import _axis_ast, _call, dims_ast
 from .errors import OptionError
+from .program import fresh_name
 
 # --- helpers every backend column uses ----------------------------------------------------------
 def _reference(printer, attribute):
@@ -150,15 +151,26 @@ _ALL = ("slice", None, None, None)
 
 
 def _flips(printer, spec):
-    """(the axes a spec reverses, the spec with them taken whole): PyTorch has no negative slice
-    steps (nor the Array API on PyTorch), so ``x[::-1]`` is ``flip(x, (0,))``; another negative
-    step is refused."""
-    flipped = tuple(k for k, item in enumerate(spec) if item[0] == "slice" and item[3] is not None
-                    and item[3] < 0)
-    if any(spec[k][1:] != (None, None, -1) for k in flipped):
-        refuse(printer, "a slice with a negative step other than [::-1]",
-               "PyTorch has no negative slice steps; use backend 'numpy' or 'jax'")
-    return flipped, tuple(_ALL if k in flipped else item for k, item in enumerate(spec))
+    """(the axes a spec reverses, the spec with each of them as the positive-step slice of the
+    reversed axis): PyTorch has no negative slice steps (nor the Array API on PyTorch), so
+    ``x[::-1]`` is ``flip(x, (0,))`` and ``x[-2::-2]`` is ``flip(x, (0,))[1::2]`` (element ``j``
+    of the reversed axis is ``n - 1 - j``: a start or stop ``-s`` becomes ``s - 1``). A negative
+    step from or to a bound that is not negative (``x[5::-1]``, which depends on the size) is
+    refused."""
+    flipped, plain = [], []
+    for k, item in enumerate(spec):
+        if item[0] != "slice" or item[3] is None or item[3] > 0:
+            plain.append(item)
+            continue
+        if any(b is not None and not (isinstance(b, int) and b < 0) for b in item[1:3]):
+            refuse(printer, "a slice with a negative step from or to a bound that is not negative",
+                   "PyTorch has no negative slice steps; use negative bounds (x[-2::-2]) or "
+                   "backend 'numpy' or 'jax'")
+        start = None if item[1] in (None, -1) else -item[1] - 1
+        stop = None if item[2] is None else -item[2] - 1
+        flipped.append(k)
+        plain.append(("slice", start, stop, None if item[3] == -1 else -item[3]))
+    return tuple(flipped), tuple(plain)
 
 
 def _flip(printer, value, axes):
@@ -186,11 +198,13 @@ def _array_index(printer, node):
 
 def _index_adjoint(printer, node):
     marker = ast.Call(ast.Name("__index_adjoint__", ast.Load()), [], [])
-    marker.symgrad_statements = lambda target: _index_adjoint_statements(printer, target, node)
+    marker.symgrad_statements = lambda target, names: _index_adjoint_statements(
+        printer, target, node, names)
+    marker.symgrad_takes_names = True
     return marker
 
 
-def _index_adjoint_statements(printer, target, node):
+def _index_adjoint_statements(printer, target, node, names):
     """``z = zeros(shape)`` and one addition per piece: ``z = z.at[i].add(g)`` (JAX), ``z[i] += g``
     or ``z.index_put_((i,), g, accumulate=True)`` (PyTorch); the Array API adds a slice in place,
     or through ``.at`` on an array that has it (a JAX array)."""
@@ -212,9 +226,24 @@ def _index_adjoint_statements(printer, target, node):
         arrays = [item for item in spec if item[0] in ("array", "at")]
         if printer.backend in ("torch", "array_api"):
             flipped, plain = _flips(printer, spec)
+            if flipped and arrays:
+                refuse(printer, "a reversed slice with an index array", "index in two steps")
+            if flipped and any(plain[k] != _ALL for k in flipped):
+                if printer.backend != "torch":  # the buffer is written in place
+                    refuse(printer, "a slice with a negative step other than [::-1]",
+                           "the Array API has no negative slice steps on PyTorch and no "
+                           "writes into JAX arrays; use backend 'torch', 'numpy' or 'jax'")
+                # z[-2::-2] += g: g into a zero buffer of the reversed axes, flipped back
+                reversed_ = fresh_name(f"{target}_reversed", names)
+                buffer = ast.Name(reversed_, ast.Load())
+                body.append(ast.Assign([ast.Name(reversed_, ast.Store())],
+                                       zeros(printer, dims_ast(shape)), lineno=None))
+                body.append(ast.AugAssign(ast.Subscript(buffer, _index_items(printer, plain),
+                                                        ast.Store()), ast.Add(), value))
+                body.append(ast.AugAssign(ast.Name(target, ast.Store()), ast.Add(),
+                                          _flip(printer, buffer, flipped)))
+                continue
             if flipped:  # z[::-1] += g is z += flip(g): the value at its full shape
-                if arrays:
-                    refuse(printer, "a reversed slice with an index array", "index in two steps")
                 axes = [sum(1 for item in spec[:k] if item[0] != "int") for k in flipped]
                 value, spec = _flip(printer, printer.node(g), axes), plain
         index = _index_items(printer, spec)

@@ -250,3 +250,32 @@ def test_index_array_with_a_partial_slice_adds_where_it_read(backend, d):
         arg = {"numpy": lambda a: a, "torch": lambda a: torch.from_numpy(a),
                "jax": lambda a: jnp.asarray(a)}[backend](x)
         np.testing.assert_array_equal(np.asarray(gf(arg)), want)
+
+
+def every_other_reversed(x):
+    return np.sum(x[::-2] ** 2)
+
+
+def reversed_inner_columns(X):
+    return np.sum(X[:, -2:-5:-1] ** 3)
+
+
+def reversed_from_five(x):
+    return np.sum(x[5::-1] ** 2)
+
+
+@_needs("torch")
+def test_torch_takes_negative_steps_with_negative_bounds():
+    """x[::-2] is flip(x)[::2]: d sum(x[::-2]^2) = 2 x on the last, third-last ... elements, 0
+    between; X[:, -2:-5:-1] reads columns d-2, d-3, d-4: 3 X^2 there (by hand). A bound that is
+    not negative (x[5::-1]: where it starts depends on the size) is refused."""
+    x = np.arange(1.0, 8.0)
+    gf = symgrad.grad(every_other_reversed, shapes={"x": ("n",)}, backend="torch")
+    want = np.where(np.arange(7) % 2 == 0, 2.0 * x, 0.0)  # n = 7: elements 6, 4, 2, 0
+    np.testing.assert_array_equal(gf(torch.from_numpy(x)).numpy(), want)
+    X = np.arange(18.0).reshape(3, 6)
+    gf = symgrad.grad(reversed_inner_columns, shapes={"X": ("n", "d")}, backend="torch")
+    columns = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(gf(torch.from_numpy(X)).numpy(), 3.0 * X ** 2 * columns)
+    with pytest.raises(symgrad.OptionError, match="negative step from or to a bound"):
+        symgrad.grad(reversed_from_five, shapes={"x": ("n",)}, backend="torch")
