@@ -122,7 +122,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
-                                  getattr(program, "cotangent_outputs", None), printer.lazy))
+                                  getattr(program, "cotangent_outputs", None),
+                                  printer.lazy or backend != "numpy"))  # array_api runs on Dask
         invented = names - given - set(results.values())  # common terms, index adjoint buffers
         if backend == "numpy":
             primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}

@@ -376,3 +376,12 @@ def test_source_follows_the_latest_pattern_called_whatever_its_library():
     (got,) = lazily(g, da.from_array(x, chunks=3), np.full(6, 0.5))  # Dask, the array pattern
     np.testing.assert_allclose(got.compute(), 0.5 * np.exp(0.5 * x), rtol=1e-12)
     assert "s.shape[0]" in g.source and "__array_function__" not in g.source
+
+
+def test_the_array_api_backend_still_refuses_unknown_sizes():
+    """The unknown-size test is left out of the NumPy specialisation only: array_api code runs on
+    Dask arrays through array_api_compat, and needs it."""
+    pytest.importorskip("array_api_compat", reason="pip install -e '.[array-api]'")
+    wl = aw.WORKLOADS["A1"]
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"], backend="array_api")
+    assert "compute_chunk_sizes" in g.source
