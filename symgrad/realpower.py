@@ -18,6 +18,7 @@ Python's ``(-0.5) ** e`` is a float where ``e`` is whole and a complex number el
 import dataclasses
 
 import sympy
+from mpmath.libmp import prec_to_dps
 from sympy import Function, S
 
 from .program import Assignment
@@ -45,6 +46,9 @@ class RealPower(Function):
         """The exponent the printed code computes (the primal's float)."""
         return self.args[1]
 
+    def _eval_evalf(self, prec):  # check.py's 50-digit values: complex off whole exponents
+        return sympy.Pow(self.args[0], self.exponent).evalf(prec_to_dps(prec))
+
     @property
     def differentiated(self):
         """The exponent whose derivative is the power's (substituted, by ``differentiable``)."""
@@ -62,6 +66,9 @@ class RealValue(Function):
 
     def _eval_derivative(self, symbol):
         return self.args[0].diff(symbol)
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
 
 
 def slope(d_exponent):
