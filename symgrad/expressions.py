@@ -143,8 +143,8 @@ class Expressions:
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
             a, b = (functions.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
-        if isinstance(op, ast.Pow) and not _constant(b) and isinstance(node, (ast.BinOp,
-                                                                           ast.AugAssign)):
+        if (isinstance(op, (ast.FloorDiv, ast.Mod)) or isinstance(op, ast.Pow) and not _constant(
+                b)) and isinstance(node, (ast.BinOp, ast.AugAssign)):  # a jump, or guards:
             left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
                 ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
             a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)

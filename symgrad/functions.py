@@ -71,6 +71,24 @@ class Round(Function):
         return r"\operatorname{round}\left(%s\right)" % printer._print(self.args[0])
 
 
+class _Unsplit:
+    """``math.floor``/``math.ceil`` of a float as Python computes it: evaluated on numbers only.
+    SymPy's own split an integer off (``floor(2 + e)`` is ``2 + floor(e)``), exact on the reals
+    but not in float: at ``e = -1e-44``, ``math.floor(2.0 + e)`` is 2 and ``2 + floor(e)`` 1."""
+
+    @classmethod
+    def eval(cls, arg):
+        return cls.__mro__[2](arg) if arg.is_Number else None
+
+
+class Floor(_Unsplit, sympy.floor):
+    """``math.floor(x)`` (see ``_Unsplit``); printed and differentiated as SymPy's ``floor``."""
+
+
+class Ceiling(_Unsplit, sympy.ceiling):
+    """``math.ceil(x)`` (see ``_Unsplit``); printed and differentiated as SymPy's ``ceiling``."""
+
+
 class Log1p(Function):
     """``log(1 + x)`` computed without cancellation near 0, as ``math.log1p``."""
 

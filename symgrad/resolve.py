@@ -215,8 +215,9 @@ class Resolver:
             self._with_constants(args[0]), args[1])
         if negative_base and _constant(self._with_constants(args[1])):
             return self.complex_value(*args, node, frame)  # pow(-4, k) with k = 0.5: complex
-        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.build is rules.power and not \
-                _constant(args[1]):  # their derivatives compare them:
+        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.derivative == rules.ZERO or \
+                rule.build is rules.power and not _constant(args[1]):
+            # their derivatives compare them, or their value jumps (floor, ceil, round, sign):
             args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
         if negative_base:  # pow(-4, y): real where y is whole (math.pow raises elsewhere)
             return RealPower(self._with_constants(args[0]), args[1])

@@ -16,8 +16,8 @@ import sympy
 from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
-from .functions import (Copy, Expm1, Literal, Log1p, NotComputable, Round, StopGradient,
-                        Undefined, Value, as_python, fold)
+from .functions import (Ceiling, Copy, Expm1, Floor, Literal, Log1p, NotComputable, Round,
+                        StopGradient, Undefined, Value, as_python, fold)
 from .kept import Atan2, Exp, atan2_kept, exp_kept
 from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
@@ -367,9 +367,9 @@ RULES = (
          domain="positive"),
     # --- derivative 0 (docs/conventions.md) --------------------------------------------------
     Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
-    Rule(("math.floor", "numpy.floor"), sympy.floor, math="math.floor", numpy="np.floor",
+    Rule(("math.floor", "numpy.floor"), Floor, math="math.floor", numpy="np.floor",
          derivative=ZERO),
-    Rule(("math.ceil", "numpy.ceil"), sympy.ceiling, math="math.ceil", numpy="np.ceil",
+    Rule(("math.ceil", "numpy.ceil"), Ceiling, math="math.ceil", numpy="np.ceil",
          derivative=ZERO),
     # --- output only: appear in derivatives, never called by name ----------------------------
     Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
