@@ -212,7 +212,9 @@ class Printer:
             for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
-        if code == 2 and S.One in args:  # 1 * a is a in float and in int (a folded 2.0 * 0.5)
+        # 1 * a (a constant folded to 1, as 2.0 * 0.5) is a in float and int; for an array it
+        # is a copy, which an in-place buffer may rely on: kept there
+        if code == 2 and S.One in args and not self.vectorised:
             return self.node(args[1] if args[0] == 1 else args[0])
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
         if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
