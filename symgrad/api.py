@@ -47,11 +47,14 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
             tape) or "array_api" (any Array API library, through ``array_api_compat``); None:
             "math" for scalar code, "numpy" for array code (docs/backends.md).
         strategy: "auto", "symbolic" or "reverse" (see ``symgrad.differentiate``); array code is
-            always differentiated by reverse accumulation.
+            differentiated by reverse accumulation ("auto" and "reverse"; "symbolic" is an
+            ``OptionError`` there, docs/arrays.md).
         shapes: for array code, parameter name → tuple of dimension names or ints
             (``{"X": ("n", "d"), "w": ("d",)}``; scalars left out): the gradient is built at once.
             None: built at the first call, and again for each new pattern of argument ranks
-            (and size-1 axes), never per size.
+            (and size-1 axes), never per size. With backend "numpy", arguments of a library
+            NumPy dispatches to (Dask arrays) get a lazy specialisation of their own
+            (``ArrayGradientFunction.specialisation``).
         cache: keep the built gradient in the disk cache and look for it there (docs/cache.md);
             False builds it in this process only (so does ``SYMGRAD_CACHE_DIR=""``).
             Array gradients are kept in memory only.
@@ -68,7 +71,8 @@ def grad(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=Non
             intermediates), a variable bound only inside a branch or to a tuple, an index out of
             range, ``wrt=None`` when every parameter has a default, an intermediate of a
             ``GradientFunction`` (use ``hessian``), a bad option value, a backend whose library
-            is not installed (naming the extra) or that cannot print a construct (naming it).
+            is not installed (naming the extra) or that cannot print a construct (naming it),
+            ``strategy="symbolic"`` for array code.
         OutputShapeError: ``f`` returns a tuple (use ``jacobian``), or an array (use ``vjp``).
 
     >>> import symgrad
@@ -241,17 +245,34 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
             try:
                 program = to_program(f, stop_gradients, nodes=wrt_variables(wrt), shapes=shapes)
             except NeedsShapes:  # array code without shapes: built per pattern, at each call
+                _array_strategy(f, strategy)
                 built = array_gradient(f, kind, arguments)
             else:
                 if program.arrays is None:
                     built = build_derivative(*arguments, program=program)
                 else:
+                    _array_strategy(f, strategy)
                     built = array_gradient(f, kind, arguments)
                     built.specialisations.add(shapes_pattern(shapes, built.specialisations.params),
-                                              None, program)
+                                              program)
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
     return _CACHE.put(f, key, built)
+
+
+def _array_strategy(f, strategy):
+    """Array code is differentiated by reverse accumulation over its assignments (as
+    ``jax.grad``): ``"auto"`` and ``"reverse"`` mean that; ``"symbolic"`` (one substituted
+    expression per result) would unroll every array primitive, so it is refused.
+
+    Raises:
+        OptionError: ``strategy="symbolic"`` for array code.
+    """
+    if strategy == "symbolic":
+        name = getattr(f, "__name__", "f")
+        raise OptionError(f"strategy='symbolic' is for scalar code; `{name}` is array code, "
+                          "differentiated by reverse accumulation over its assignments: pass "
+                          "strategy='auto' or 'reverse'")
 
 
 def _rebuild(kind, f, options):

@@ -10,6 +10,17 @@ def is_condition(value):
     return isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr)
 
 
+class Negation(sympy.Not):
+    """NumPy's ``~c`` or ``np.logical_not(c)`` of an element condition, kept as written: SymPy's
+    ``Not(x > 0)`` is ``x <= 0``, which is another branch where ``x`` is nan (both are False)."""
+
+    @classmethod
+    def eval(cls, arg):
+        if arg is sympy.true or arg is sympy.false:
+            return sympy.false if arg is sympy.true else sympy.true
+        return None
+
+
 class Arguments:
     """What a row's ``read`` may ask of the call being read (see ``arrays``)."""
 

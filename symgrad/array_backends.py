@@ -92,7 +92,8 @@ def refuse(printer, what, hint):
 # --- rows ------------------------------------------------------------------------------------
 def _reduction(spelling, method):
     """Reductions: ``x.sum(axis=..., keepdims=True)`` on JAX; PyTorch's ``amax``/``amin`` (its
-    ``max`` returns indices too) and ``prod`` of one axis; ``xp.sum(x, ...)`` for the Array API."""
+    ``max`` returns indices too) and ``prod`` of one axis at a time (``x.prod(axis=2).prod(axis=0)``:
+    the same product, multiplied in another order); ``xp.sum(x, ...)`` for the Array API."""
     def print_(printer, node):
         axes, keepdims, rank = node.params
         keywords = []
@@ -102,9 +103,12 @@ def _reduction(spelling, method):
             keywords.append(("keepdims", ast.Constant(True)))
         x = printer.node(node.inputs[0])
         if printer.backend == "torch":
-            if method == "prod" and keywords and len(axes) > 1:
-                refuse(printer, "np.prod over several axes", "torch.prod reduces one axis: "
-                       "take the product axis by axis, or use backend 'numpy' or 'jax'")
+            if method == "prod" and keywords and len(axes) > 1:  # one axis at a time, last first
+                for axis in sorted(axes, reverse=True):
+                    x = ast.Call(ast.Attribute(x, "prod", ast.Load()), [], [
+                        ast.keyword("axis", ast.Constant(axis))] + (
+                        [ast.keyword("keepdims", ast.Constant(True))] if keepdims else []))
+                return x
             name = {"max": "amax", "min": "amin"}.get(method, method)
             return ast.Call(ast.Attribute(x, name, ast.Load()), [],
                             [ast.keyword(k, v) for k, v in keywords])
@@ -219,11 +223,18 @@ def _index_adjoint_statements(printer, target, node):
             body.append(ast.Assign([ast.Name(target, ast.Store())], ast.Call(
                 ast.Attribute(at, "add", ast.Load()), [value], []), lineno=None))
         elif arrays and printer.backend == "torch" and len(arrays) == 1 and all(
-                item == _ALL for item in spec if item[0] not in ("array", "at")):  # X[:, INDEX]
-            axis = next(k for k, item in enumerate(spec) if item[0] in ("array", "at"))
+                item[0] in ("slice", "int") for item in spec if item[0] not in ("array", "at")):
+            # X[:, INDEX], X[INDEX, 1:]: index_add_ into the view the slices and ints select
+            where = next(k for k, item in enumerate(spec) if item[0] in ("array", "at"))
+            axis = sum(1 for item in spec[:where] if item[0] != "int")
             items = index.elts if isinstance(index, ast.Tuple) else [index]
-            body.append(ast.Expr(ast.Call(ast.Attribute(name, "index_add_", ast.Load()), [
-                ast.Constant(axis), items[axis], printer.node(g)], [])))
+            view = name
+            if any(item != _ALL for k, item in enumerate(spec) if k != where):
+                kept = [ast.Slice() if k == where else i for k, i in enumerate(items)]
+                view = ast.Subscript(name, kept[0] if len(kept) == 1 else ast.Tuple(
+                    kept, ast.Load()), ast.Load())
+            body.append(ast.Expr(ast.Call(ast.Attribute(view, "index_add_", ast.Load()), [
+                ast.Constant(axis), items[where], printer.node(g)], [])))
         elif arrays and printer.backend == "torch":
             if any(item[0] == "slice" for item in spec):
                 refuse(printer, "the adjoint of indexing with index arrays and a slice",

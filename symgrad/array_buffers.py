@@ -35,18 +35,21 @@ met on the way is checked to be bool, an integer or float64 (a float32 constant 
 applied in place), so the in-place result has the dtype the plain expression has.
 ``array_facts.Facts`` holds what is known of each name and expression.
 
-Dask arrays (``array_emit.conversions`` keeps them) allow ``t *= u`` and ``np.exp(t, out=t)`` when
-``t`` is a Dask array, lazily, but not a NumPy buffer updated with a Dask operand, nor ``out=`` for
-a function that is not a ufunc. So a buffer is updated in place only with operands computed from
-parameters its own value is computed from (``Facts.sources``: if one of them is a Dask array, so is
-the buffer), and ``np.round`` in place is printed ``np.rint`` (the same values, a ufunc).
+The *lazy* specialisation (``lazy=True``: some argument is a Dask array, which
+``array_emit.conversions`` keeps) has one more rule. Dask allows ``t *= u`` and
+``np.exp(t, out=t)`` when ``t`` is a Dask array, lazily, but not a NumPy buffer updated with a Dask
+operand, nor ``out=`` for a function that is not a ufunc. So there a buffer is updated in place
+only with operands computed from parameters its own value is computed from
+(``array_facts.Sources``: if one of them is a Dask array, so is the buffer); ``np.round`` in
+place is printed ``np.rint`` (the same values, a ufunc) in both. The NumPy specialisation has
+every argument a NumPy array and needs no such rule.
 """
 import ast
 import copy
 
 import numpy
 
-from .array_facts import Facts, low_dtype, reads, ufunc_of
+from .array_facts import Facts, Sources, low_dtype, reads, ufunc_of
 from .fence import dotted
 
 _COMMUTATIVE = (ast.Add, ast.Mult)
@@ -55,7 +58,7 @@ _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
 def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivative=(),
-                  results=()):
+                  results=(), lazy=False, elides=True):
     """The printed body ``body`` of an array gradient, rewritten to work in place.
 
     Args:
@@ -69,6 +72,11 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         derivative: names of derivative lines (step 3 may apply their products factor by factor).
         results: the names returned: a fresh operand is not rebuilt in place for these (they have
             their parameters' shapes, and read best as one line: ``2.0 * (X.T @ r) / n``).
+        lazy: the code is the lazy specialisation (Dask arguments): the rule of
+            ``array_facts.Sources``.
+        elides: the library reuses a temporary operand itself (NumPy's temporary elision: ``b +
+            X @ w`` adds into the product): one operation on a fresh array is then left as
+            printed. False for PyTorch, which allocates every result.
 
     Returns:
         A new list of statements.
@@ -78,7 +86,8 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
         return list(body)
     low = set(floats) | set(dims) | {name for name, value in constants.items()
                                      if low_dtype(numpy.asarray(value).dtype)}
-    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results))
+    state = _State(shapes, {d: () for d in dims}, floats, low, set(derivative), set(results),
+                   Sources(floats) if lazy else None, elides)
     body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
     return state.run(body)
@@ -146,26 +155,51 @@ def _call(spelling, args, out=None):
 
 # --- 1. inlining ------------------------------------------------------------------------------
 def _inline(body, inlinable, shapes):
+    """Inline each single-use ``inlinable`` name into its reader (first candidate from the top,
+    then again), keeping each statement's reads until it changes: linear passes, not a walk of
+    the whole body per inlined name (an unrolled loop of 40 steps has ~500 statements)."""
+    read = {}  # id(statement) -> (statement, the names it reads)
+
+    def reads_of(stmt):
+        found = read.get(id(stmt))
+        if found is None or found[0] is not stmt:
+            found = read[id(stmt)] = (stmt, reads(stmt))
+        return found[1]
+    counts = {}
+    for stmt in body:
+        for name in reads_of(stmt):
+            counts[name] = counts.get(name, 0) + 1
+    version, gone = {}, set()  # id(statement) -> times rewritten; ids of inlined statements
+    failed = {}  # id(statement) -> (it, its reader, the reader's version) when not inlinable
     changed = True
     while changed:
         changed = False
-        counts = {}
-        for stmt in body:
-            for name in reads(stmt):
-                counts[name] = counts.get(name, 0) + 1
         for i, stmt in enumerate(body):
             if not _plain(stmt) or stmt.targets[0].id not in inlinable:
                 continue
             name = stmt.targets[0].id
             if counts.get(name) != 1:
                 continue
-            j = next(k for k in range(i + 1, len(body)) if name in reads(body[k]))
+            known = failed.get(id(stmt))
+            if known is not None and known[0] is stmt and id(known[1]) not in gone and \
+                    version.get(id(known[1]), 0) == known[2]:
+                continue  # its reader is unchanged: still not inlinable
+            j = next(k for k in range(i + 1, len(body)) if name in reads_of(body[k]))
             if not all(_plain(s) for s in body[i + 1:j + 1]) or not _on_spine(body[j].value,
                                                                                name):
+                failed[id(stmt)] = (stmt, body[j], version.get(id(body[j]), 0))
                 continue
             if name in shapes:  # what the program knows of the value goes with it
                 stmt.value.symgrad_shape = shapes[name]
+            for n in reads_of(body[j]) + reads_of(stmt):
+                counts[n] -= 1
             body[j] = _Substitute(name, stmt.value).visit(body[j])
+            version[id(body[j])] = version.get(id(body[j]), 0) + 1
+            read.pop(id(body[j]), None)
+            for n in reads_of(body[j]):
+                counts[n] = counts.get(n, 0) + 1
+            gone.add(id(stmt))
+            failed[id(stmt)] = (stmt, stmt, -1)  # keeps it alive: its id is never reused
             del body[i]
             changed = True
             break
@@ -219,9 +253,17 @@ def _stores(body):
 class _State(Facts):
     """The walk over the body: each line's plan, the lines moved, the lines printed."""
 
-    def __init__(self, shapes, scalars, floats, low, derivative, results):
+    def __init__(self, shapes, scalars, floats, low, derivative, results, sources=None,
+                 elides=True):
         super().__init__(shapes, scalars, floats, low)
-        self.derivative, self.results = derivative, results
+        self.derivative, self.results, self.sources = derivative, results, sources
+        self.elides = elides
+        self._reads = {}
+
+    def record(self, target, value):
+        if self.sources is not None:
+            self.sources.record(target, value)
+        super().record(target, value)
 
     def run(self, body):
         body = list(body)
@@ -236,7 +278,8 @@ class _State(Facts):
                         for read in ([] if shared else reads(inner.value)):
                             shared |= self.buffer.get(read, set())
                         self.buffer[name] = shared
-                        self.sources[name] = self.sources_of(inner.value)
+                        if self.sources is not None:
+                            self.sources.record(name, inner.value)
                 out.append(stmt)
                 i += 1
                 continue
@@ -273,7 +316,8 @@ class _State(Facts):
             buffers = self.buffer.get(name, set())
             if buffers & seen and self.shapes.get(name) != ():
                 for stmt in _flat(out):
-                    if isinstance(stmt, ast.Assign) and stmt.targets[0].id == name:
+                    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) \
+                            and stmt.targets[0].id == name:
                         stmt.value = ast.Call(ast.Attribute(stmt.value, "copy", ast.Load()), [],
                                               [])
                 buffers = {name}
@@ -300,7 +344,8 @@ class _State(Facts):
         for leaf, path in candidates:
             if isinstance(leaf, ast.Name) or not path or target in self.results:
                 continue
-            worth = len(path) > 1 or isinstance(path[0][0], ast.Call)  # else NumPy elides it
+            # else NumPy elides it
+            worth = not self.elides or len(path) > 1 or isinstance(path[0][0], ast.Call)
             if worth and self.valid(leaf, path):
                 return (leaf, path), []
         return None, []
@@ -331,18 +376,18 @@ class _State(Facts):
 
     def valid(self, leaf, path):
         """Whether updating the leaf in place along ``path`` gives the same values and dtype:
-        the other operands are bool, integers or float64, computed from the leaf's parameters
-        only (a Dask operand never meets a NumPy buffer), a power is only applied in place to its
-        base, and after the first operation nothing reads the leaf's buffer."""
+        the other operands are bool, integers or float64 (in lazy code computed from the leaf's
+        parameters only: ``Sources``), a power is only applied in place to its base, and after
+        the first operation nothing reads the leaf's buffer."""
         buffers = self.buffer.get(leaf.id, set()) if isinstance(leaf, ast.Name) else set()
-        sources = self.sources_of(leaf)
         for step, (node, k) in enumerate(path):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and k != 0:
                 return False
             for j, other in enumerate(self.operands(node)):
                 if j == k:
                     continue
-                if not self.is_low(other) or not self.sources_of(other) <= sources:
+                if not self.is_low(other) or self.sources is not None and not \
+                        self.sources.allows(leaf, other):
                     return False
                 if step and any(self.buffer.get(n, set()) & buffers for n in reads(other)):
                     return False
@@ -350,7 +395,16 @@ class _State(Facts):
 
     def shares(self, stmt, name):
         buffers = self.buffer.get(name, set())
-        return any(self.buffer.get(n, set()) & buffers for n in reads(stmt))
+        return any(self.buffer.get(n, set()) & buffers for n in self.reads_of(stmt))
+
+    def reads_of(self, stmt):
+        """``reads(stmt)`` of a line not yet rewritten (a later line: it changes only when it is
+        the line being placed, and is never a later line again), kept: each line is walked
+        once, not once per earlier line (an unrolled loop of 40 steps has ~500 lines)."""
+        found = self._reads.get(id(stmt))
+        if found is None or found[0] is not stmt:
+            found = self._reads[id(stmt)] = (stmt, reads(stmt))
+        return found[1]
 
     def hoistable(self, body, i, later, hoisted):
         """The lines ``later`` (after line ``i``) and what they need from between, when they can
@@ -359,11 +413,14 @@ class _State(Facts):
         last = max(later)
         if not all(_plain(s) for s in body[i:last + 1]):
             return None
+        defined = {}  # name -> the lines from i on that assign it, in order
+        for j in range(i, last + 1):
+            defined.setdefault(body[j].targets[0].id, []).append(j)
         moving = set(later)
         for k in sorted(later, reverse=True):
-            for name in reads(body[k]):
-                for j in range(i, k):
-                    if body[j].targets[0].id == name:
+            for name in self.reads_of(body[k]):
+                for j in defined.get(name, ()):
+                    if j < k:
                         if j == i:
                             return None
                         moving.add(j)
@@ -371,9 +428,9 @@ class _State(Facts):
         while changed:  # what the moved lines need, transitively
             changed = False
             for k in sorted(moving):
-                for name in reads(body[k]):
-                    for j in range(i, k):
-                        if body[j].targets[0].id == name and j not in moving:
+                for name in self.reads_of(body[k]):
+                    for j in defined.get(name, ()):
+                        if j < k and j not in moving:
                             if j == i:
                                 return None
                             moving.add(j)

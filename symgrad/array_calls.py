@@ -10,6 +10,7 @@ import sympy
 from . import arrays, rules
 from .array_arguments import Arguments
 from .fence import dotted
+from .functions import StopGradient
 from .program import Assignment, active_symbols
 from .resolve import _Py
 from .shapes import ShapeError, is_dim
@@ -23,9 +24,14 @@ class CallReader:
     def stopped(self, node, frame):
         self.stopping += 1
         try:
-            return super().stopped(node, frame)
+            stopped = super().stopped(node, frame)
         finally:
             self.stopping -= 1
+        if self.array_mode and isinstance(stopped, StopGradient):  # its value as written: an
+            inner = self.as_computed(stopped.args[0], node.args[0], frame)  # argmax compares it
+            if inner is not stopped.args[0]:
+                stopped = self.call_results[node] = StopGradient(inner)
+        return stopped
 
     def differentiable(self, expr):
         """Whether ``expr`` depends on a parameter through a path no ``stop_gradient`` cuts."""
@@ -47,7 +53,8 @@ class CallReader:
         if isinstance(func, ast.Attribute):
             base = self.value(func.value, frame)
             if not isinstance(base, _Py):
-                return self.method(base, func.attr, node, frame)
+                return self.method(self.as_computed(base, func.value, frame), func.attr, node,
+                                   frame)
         if dotted(func) in rules.STOP_GRADIENT_SPELLINGS:
             return super().call(node, frame, *more, **options)
         value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) else None
@@ -64,6 +71,13 @@ class CallReader:
         if rule is not None:
             self.need_arrays()
             return self.row_call(rule, node, frame, [], dotted(func))
+        if isinstance(obj, np.ufunc) and obj in _LOGICAL and not node.keywords:
+            arity = 1 if obj is np.logical_not else 2
+            if len(node.args) != arity or isinstance(node.args[-1], ast.Starred):
+                self.fail(node, frame, f"`{_LOGICAL[obj]}` takes {arity} condition(s) here",
+                          "pass the conditions only")
+            return self.logical(_LOGICAL[obj], [self.value(a, frame) for a in node.args], node,
+                                frame)
         if scalar_rule is not None and (self.array_mode or mapped):
             return self.elementwise_call(scalar_rule, obj, node, frame, mapped)
         if obj is len:
@@ -94,6 +108,11 @@ class CallReader:
             return self.fail(node, frame, f"the method `.{name}` of this value is not supported",
                              "call functions on numbers and arrays")
         rule = arrays.rule_for_method(name)
+        if rule is None and not self.array_mode and hasattr(np.ndarray, name):
+            self.need_arrays()  # x.copy(): read again with the call's arrays
+        if name == "copy" and self.array_mode and self.dims.of(base) and not (
+                node.args or node.keywords):
+            return base  # values are never changed in place: a copy is the value itself
         if rule is None and not (self.array_mode and self.dims.of(base)):
             return self.fail(node, frame, f"the method `.{name}()` of a number is not "
                              "supported", "use math functions on the value")
@@ -154,7 +173,8 @@ class CallReader:
     def argument(self, node, frame):
         if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
             return node.value  # None, or a string (the subscripts of np.einsum)
-        return self.value(node, frame)
+        value = self.value(node, frame)
+        return self.as_computed(value, node, frame) if self.array_mode else value
 
     def elementwise_call(self, rule, obj, node, frame, mapped=False):
         """A function of ``rules.RULES`` applied to arrays: elementwise, with broadcasting."""
@@ -185,6 +205,11 @@ class CallReader:
             return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                              f"({str(exc).rstrip('.')})", "pass real numbers")
         return self.shaped(result, shape, node, frame) if shape else result
+
+
+_LOGICAL = {np.logical_and: "np.logical_and", np.logical_or: "np.logical_or",
+            np.logical_not: "np.logical_not"}
+"""NumPy's functions combining element conditions (``array_frontend.ArrayReader.logical``)."""
 
 
 def _is_numpy(obj):

@@ -1,19 +1,22 @@
 """The array parts of printing a derivative Program (``emit`` calls these for array programs).
 
-- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``, except a
-  *lazy array* (an array of another library that implements NumPy's dispatch protocols, such as a
-  Dask array), kept as it is (``X.astype(float)``), so every ``np.*`` call dispatches to its library
-  and a Dask gradient stays a graph computed chunk by chunk;
-- ``scalar_result_statements``: a scalar gradient as a ``float``, or as a 0-d lazy array;
+- ``conversions``: each parameter as a float array, ``np.asarray(X, dtype=float)``; in the *lazy*
+  specialisation (``specialise.library_kind``), a *lazy array* (an array of another library that
+  implements NumPy's dispatch protocols, such as a Dask array) is kept as it is
+  (``X.astype(float)``), so every ``np.*`` call dispatches to its library and a Dask gradient
+  stays a graph computed chunk by chunk;
+- ``scalar_result_statements``: in lazy code, a scalar gradient as a ``float``, or as a 0-d lazy
+  array (NumPy code prints ``float(...)``);
 - ``expand_statements``: a value printed as statements (the adjoint of an index: a zero buffer and
   one ``+=`` or ``np.add.at`` per piece) gets them before the line that uses it;
 - ``size_lines``: ``n = X.shape[0]`` for each size the code reads, after the parameters'
-  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes, and a check of each other
-  axis that must have that size;
+  conversion to float arrays, a refusal of unknown (Dask ``nan``) sizes in lazy code, and a check
+  of each other axis that must have that size;
 - ``in_place``: the body rewritten to reuse dead buffers (``array_buffers``), with what the
   program knows of its names.
 """
 import ast
+import copy
 
 from .array_buffers import reuse_buffers
 from .program import fresh_name
@@ -34,19 +37,21 @@ def numpy_input_test(name):
     return ast.BoolOp(ast.Or(), [numpy, ast.UnaryOp(ast.Not(), has)])
 
 
-def conversions(names):
-    """``X = np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)`` for each name:
-    float64 values as the numpy gradient has always computed with (integers, lists, float32
-    converted), and a lazy array (a Dask array) kept lazy: its ``astype`` adds a task to the graph
-    (none when it is float64 already) and computes nothing."""
+def conversions(names, lazy=False):
+    """``X = np.asarray(X, dtype=float)`` for each name: float64 NumPy arrays, as the numpy
+    gradient computes with (integers, lists, float32 converted). In lazy code, ``X =
+    np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)``: a lazy array (a Dask
+    array) is kept lazy, its ``astype`` adds a task to the graph (none when it is float64
+    already) and computes nothing."""
     lines = []
     for name in names:
-        converted = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
-                             [ast.keyword("dtype", ast.Name("float", ast.Load()))])
-        kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
-                        [ast.Name("float", ast.Load())], [])
-        lines.append(ast.Assign([ast.Name(name, ast.Store())],
-                                ast.IfExp(numpy_input_test(name), converted, kept), lineno=None))
+        value = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
+                         [ast.keyword("dtype", ast.Name("float", ast.Load()))])
+        if lazy:
+            kept = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "astype", ast.Load()),
+                            [ast.Name("float", ast.Load())], [])
+            value = ast.IfExp(numpy_input_test(name), value, kept)
+        lines.append(ast.Assign([ast.Name(name, ast.Store())], value, lineno=None))
     return lines
 
 
@@ -98,10 +103,11 @@ def expand_statements(body, names):
     return out
 
 
-def size_lines(info, body, params, function_name, cotangents=None):
-    """``n = X.shape[0]`` for each size the code reads, then a check of every other axis that the
-    build takes to be that size (``if y.shape[0] != n: raise ValueError(...)``): where the primal
-    would raise for sizes that do not match, the gradient must not return numbers.
+def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
+    """``n = X.shape[0]`` for each size the code reads (in lazy code, then a refusal of unknown
+    sizes), then a check of every other axis that the build takes to be that size (``if
+    y.shape[0] != n: raise ValueError(...)``): where the primal would raise for sizes that do not
+    match, the gradient must not return numbers.
 
     ``cotangents`` (a vjp's): cotangent parameter name → the name of its output; each cotangent
     must have exactly its output's shape, rank included (``tuple(dy.shape) != (n,)``: a (n, 1)
@@ -109,10 +115,12 @@ def size_lines(info, body, params, function_name, cotangents=None):
     """
     from .array_nodes import int_ast
     from .shapes import show
+    import sympy
     cotangents = cotangents or {}
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    actual, wanted, named, cotangent_checks = [], [], [], []
+    labels = {d: sympy.Symbol(f"{param}.shape[{axis}]") for d, (param, axis) in info.dims.items()}
+    size_checks, cotangent_checks = [], []
     for p in params:
         if p.name in cotangents:
             shape = info.shapes.resolve(info.shapes.table.get(p, ()))
@@ -132,19 +140,16 @@ def size_lines(info, body, params, function_name, cotangents=None):
         for axis, dim in enumerate(info.shapes.table.get(p, ())):
             if dim == 1 or info.dims.get(dim) == (p.name, axis):
                 continue
-            actual.append(ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
-                                                      ast.Load()), ast.Constant(axis), ast.Load()))
-            wanted.append(int_ast(dim))
-            named.append(p.name)
+            given = ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
+                                                ast.Load()), ast.Constant(axis), ast.Load())
+            size_checks.append((given, dim, [ast.Constant(f"{p.name}.shape[{axis}] is "),
+                                             ast.FormattedValue(copy.deepcopy(given), -1, None)]))
             read.update(s.name for s in dim.free_symbols)
-    checks = cotangent_checks
-    if actual:
-        def side(items):
-            return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-        names = ", ".join(dict.fromkeys(named))
-        message = f"{function_name}: the sizes of {names} do not match"
-        checks.append(ast.If(ast.Compare(side(actual), [ast.NotEq()], [side(wanted)]), [ast.Raise(
-            ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []), None)], []))
+    for replaced, kept in getattr(info.shapes, "equal", {}).items():
+        if replaced != kept:  # two size expressions unified at build (x[1:] * y[1:])
+            size_checks.append((int_ast(replaced), kept, _size_text(replaced, labels)))
+            read.update(s.name for s in replaced.free_symbols | kept.free_symbols)
+    checks = cotangent_checks + _size_checks(size_checks, labels, function_name)
     lines, sources = [], []
     for dim, (param, axis) in info.dims.items():
         if dim.name in read:
@@ -152,7 +157,75 @@ def size_lines(info, body, params, function_name, cotangents=None):
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
             sources.append(param)
-    return lines + _unknown_size_check(lines, sources, function_name) + checks
+    unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
+    return lines + unknown + checks
+
+
+def _clamped(size):
+    """Whether a size has Python's clamping or rounding of a slice in it (``min``, ``ceiling``)."""
+    import sympy
+    return size.has(sympy.Min, sympy.Max, sympy.ceiling, sympy.floor)
+
+
+def _size_text(size, labels):
+    """The start of the message of a size expression that differs: ``X.shape[1] is 2, so a slice
+    of it has size 0`` (one size with a slice's clamping), else ``y.shape[0] - 1 is 3``."""
+    from .array_nodes import int_ast
+    dims = [d for d in size.free_symbols if d in labels]
+    value = ast.FormattedValue(int_ast(size), -1, None)
+    if len(dims) == 1 and size.free_symbols == set(dims) and _clamped(size):
+        return [ast.Constant(f"{labels[dims[0]]} is "), ast.FormattedValue(int_ast(dims[0]), -1, None),
+                ast.Constant(", so a slice has size "), value]
+    return [ast.Constant(f"{size.xreplace(labels)} is "), value]
+
+
+def _concatenation(parts):
+    """``'a' + str(x) + 'b'`` from f-string parts (a line ``emit.wrap`` can break at ``+``)."""
+    merged = []
+    for part in parts:
+        if isinstance(part, ast.FormattedValue):
+            merged.append(ast.Call(ast.Name("str", ast.Load()), [part.value], []))
+        elif merged and isinstance(merged[-1], ast.Constant):
+            merged[-1] = ast.Constant(merged[-1].value + part.value)
+        elif part.value:
+            merged.append(part)
+    node = merged[0]
+    for part in merged[1:]:
+        node = ast.BinOp(node, ast.Add(), part)
+    return node
+
+
+def _size_checks(size_checks, labels, function_name):
+    """One ``if (y.shape[0], k) != (n, m):`` over every size the build takes to be another
+    (one comparison per call), and inside it one ``if`` per size raising ``ValueError`` with the
+    argument whose size differs and both sizes (``grad_f: y.shape[0] is 4; it must be
+    w.shape[0] = 3``)."""
+    from .array_nodes import int_ast
+    if not size_checks:
+        return []
+    def side(items):
+        return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+    given = [g for g, _, _ in size_checks]
+    wanted = [int_ast(d) for _, d, _ in size_checks]
+    raises = []
+    for actual, dim, text in size_checks:
+        parts = [ast.Constant(f"{function_name}: ")] + text
+        if dim.is_Integer:
+            parts.append(ast.Constant(f"; it must be {dim}"))
+        else:
+            dims = [d for d in dim.free_symbols if d in labels]
+            if len(dims) == 1 and _clamped(dim) and dim.free_symbols == set(dims):
+                parts += [ast.Constant("; it must be "), ast.FormattedValue(
+                    int_ast(dim), -1, None), ast.Constant(f", as a slice of {labels[dims[0]]}")]
+            else:
+                parts += [ast.Constant(f"; it must be {dim.xreplace(labels)} = "),
+                          ast.FormattedValue(int_ast(dim), -1, None)]
+        message = _concatenation(parts)
+        raises.append(ast.If(ast.Compare(copy.deepcopy(actual), [ast.NotEq()], [int_ast(dim)]), [ast.Raise(
+            ast.Call(ast.Name("ValueError", ast.Load()), [message], []), None)], []))
+    if len(raises) == 1:
+        return raises
+    return [ast.If(ast.Compare(side(given), [ast.NotEq()], [side(wanted)]), raises, [])]
 
 
 def _unknown_size_check(lines, sources, function_name):
@@ -173,13 +246,19 @@ def _unknown_size_check(lines, sources, function_name):
                                              [ast.Constant(message)], []), None)], [])]
 
 
-def in_place(program, body, prelude, results, stops, invented):
-    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers``.
+def in_place(program, body, prelude, results, stops, invented, values=(), lazy=False,
+             elides=True):
+    """``body`` (ending with its ``return``) rewritten by ``array_buffers.reuse_buffers`` (with
+    its rule for lazy code when ``lazy``).
 
     ``results``: the names returned; ``stops``: names of stopped values (never inlined, so their
-    comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers).
+    comment stays); ``invented``: names ``emit`` made up (common terms, index adjoint buffers);
+    ``values``: the results that are the primal's value (``value_and_grad``): worked in place in
+    the printed order only, never regrouped as a derivative line may be (``a + (b + c)`` is
+    another float than ``a + b + c``).
     Inlinable: those, the adjoints, and the names the frontend gave to anonymous array nodes
-    (``product = X @ w``); never a parameter, a primal variable or a result.
+    (``product = X @ w``); never a parameter, a primal variable or a result. ``elides``: as
+    ``array_buffers.reuse_buffers`` (False for PyTorch).
     """
     info = program.arrays
     shapes = {s.name: info.shapes.resolve(shape) for s, shape in info.shapes.table.items()}
@@ -194,7 +273,8 @@ def in_place(program, body, prelude, results, stops, invented):
     keep = set(results) | set(stops) | set(program.param_names)
     return reuse_buffers(body, prelude, shapes, [d.name for d in info.dims], info.constants,
                          inlinable=(invented | adjoints | anonymous) - keep,
-                         derivative=adjoints | set(results), results=results)
+                         derivative=adjoints | (set(results) - set(values)), results=results,
+                         lazy=lazy, elides=elides)
 
 
 def distinct_results(body, arrays):

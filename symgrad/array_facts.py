@@ -5,7 +5,8 @@ of each expression (from the program's shape table and NumPy's rules: broadcasti
 reductions with ``axis=``/``keepdims=``, ``.T``, ``x[:, None]``; None when not known), whether
 evaluating it allocates a new array (an operator, a ufunc, ``@``, a reduction, ``np.zeros``) or may
 be a view of what it reads, which arrays each name may share memory with, and its dtype (surely
-float64, or surely bool, an integer or float64).
+float64, or surely bool, an integer or float64). ``Sources``, for the lazy specialisation only,
+which parameters each name is computed from.
 """
 import ast
 
@@ -17,8 +18,6 @@ from .shapes import ONE
 _REDUCTIONS = frozenset({"sum", "max", "min", "prod", "mean"})
 _ALLOCATING_CALLS = frozenset({"np.where", "np.zeros", "np.ones", "np.concatenate", "np.stack",
                                "np.clip", "np.round", "np.cumsum", "np.outer"})
-_NUMPY_CONSTRUCTORS = frozenset({"np.zeros", "np.ones", "np.full", "np.eye", "np.arange",
-                                 "np.array"})
 
 def low_dtype(dtype):
     """bool, an integer or float64: what meets a float64 array and leaves it float64."""
@@ -67,25 +66,8 @@ class Facts:
         self.low = set(low)  # names of dtype bool, an integer or float64
         self.buffer = {}  # name -> the buffers (names that allocated) it may share memory with
         self.fresh = set()  # names that allocated their buffer
-        self.sources = {name: {name} for name in floats}  # name -> the parameters it is read from
-
-    def sources_of(self, node):
-        """The parameters ``node`` is computed from (not through ``.shape``: a size is an int).
-        A constructor (``np.zeros(shape)``, ``np.full``) makes a NumPy array whatever its
-        arguments: none."""
-        if isinstance(node, ast.Call) and dotted(node.func) in _NUMPY_CONSTRUCTORS:
-            return set()
-        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
-            return set()
-        if isinstance(node, ast.Name):
-            return set(self.sources.get(node.id, ()))
-        found = set()
-        for child in ast.iter_child_nodes(node):
-            found |= self.sources_of(child)
-        return found
 
     def record(self, target, value):
-        self.sources[target] = self.sources_of(value)
         if self.is_float(value):
             self.floats.add(target)
         if self.is_low(value):
@@ -211,6 +193,44 @@ class Facts:
         called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
         return all(n.id in self.low or n.id == "np" for n in ast.walk(node)
                    if isinstance(n, ast.Name) and id(n) not in called)
+
+
+class Sources:
+    """For the lazy specialisation only (``array_buffers``' rule for Dask arguments): which
+    parameters each name is computed from. An operand may update a buffer in place only if it is
+    computed from the buffer's own parameters (a Dask operand never meets a NumPy buffer: NumPy
+    cannot write a Dask value into it).
+
+    Args:
+        floats: the parameters (each computed from itself).
+    """
+
+    _CONSTRUCTORS = frozenset({"np.zeros", "np.ones", "np.full", "np.eye", "np.arange",
+                               "np.array"})
+
+    def __init__(self, floats):
+        self.of_name = {name: {name} for name in floats}
+
+    def of(self, node):
+        """The parameters ``node`` is computed from (not through ``.shape``: a size is an int).
+        A constructor (``np.zeros(shape)``, ``np.full``) makes a NumPy array whatever its
+        arguments: none."""
+        if isinstance(node, ast.Call) and dotted(node.func) in self._CONSTRUCTORS:
+            return set()
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+            return set()
+        if isinstance(node, ast.Name):
+            return set(self.of_name.get(node.id, ()))
+        found = set()
+        for child in ast.iter_child_nodes(node):
+            found |= self.of(child)
+        return found
+
+    def record(self, target, value):
+        self.of_name[target] = self.of(value)
+
+    def allows(self, leaf, other):
+        return self.of(other) <= self.of(leaf)
 
 
 def _broadcast(*shapes):

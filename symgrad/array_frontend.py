@@ -18,7 +18,8 @@ import keyword
 import numpy as np
 import sympy
 
-from . import arrays
+from . import arrays, rules
+from .array_arguments import Negation, is_condition
 from .errors import OptionError
 from .array_calls import CallReader
 from .array_index import IndexReader
@@ -26,9 +27,10 @@ from .fence import dotted
 from .expressions import _NotWritten
 from .frontend import _Reader
 from .program import Assignment, fresh_name, real_symbol
-from .functions import StopGradient
+from .functions import AndThen, OrElse, StopGradient
 from .source import read_source
 from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
+from .written import AsWritten, kept_as_written, same_float, shared
 
 from .resolve import _Py
 
@@ -85,6 +87,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         self.integer_values = set()  # symbols bound to an index computed by the code (argmax)
         self.writing_condition = False  # reading a condition's operands as the source computes them
         self.returned_nodes = set()  # ids of the value nodes of `return` statements
+        self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
+        self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -164,7 +168,9 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             for axis, d in enumerate(table.get(p, ())):
                 if d.is_Symbol and d not in sources:
                     sources[d] = (p.name, axis)
-        program.arrays = ArrayInfo(Shapes(table, dims.named), sources, self.constants)
+        shapes = Shapes(table, dims.named)
+        shapes.equal = {k.xreplace(rule): v.xreplace(rule) for k, v in dims.equal.items()}
+        program.arrays = ArrayInfo(shapes, sources, self.constants)
         return program
 
     # --- shapes -------------------------------------------------------------------------------
@@ -181,7 +187,8 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         try:
             return self.dims.of(expr)
         except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
+        return self.fail(node, frame, problem, "check the shapes of the operands")
 
     def is_array(self, value, node, frame):
         return self.array_mode and isinstance(value, sympy.Basic) and bool(
@@ -195,6 +202,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             return found
         symbol = real_symbol(fresh_name(label, self.names, self.source_names))
         self.bound_nodes[expr] = symbol
+        self.node_symbols.add(symbol)
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
@@ -238,12 +246,48 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             if isinstance(value, sympy.Symbol) and is_dim(value):
                 self.dim_names.setdefault(self.dims.dim(value), name)
 
+    def statement(self, stmt, frame):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
+            self.item_assignment(stmt.target, frame)
+        return super().statement(stmt, frame)
+
+    def assign(self, target, value, node, frame):
+        if isinstance(target, ast.Subscript):
+            self.item_assignment(target, frame)
+        return super().assign(target, value, node, frame)
+
+    def item_assignment(self, target, frame):
+        """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number
+        cannot be indexed): refused, array values are never changed in place. Of a list, the
+        frontend refuses it (assign to a plain name)."""
+        if not (isinstance(target.value, ast.Name) and isinstance(
+                self.value(target.value, frame), sympy.Expr)):
+            return
+        self.fail(target, frame, "item or slice assignment is not supported (symgrad reads an "
+                  "array as one value, never changed in place)", "build the new array instead: "
+                  "np.where(np.arange(len(y)) == 0, 0.0, y), or np.concatenate(([0.0], y[1:]))")
+
     # --- expressions --------------------------------------------------------------------------
     def value(self, node, frame):
+        result = self._value(node, frame)
+        if isinstance(node, (ast.Call, ast.Subscript, ast.Attribute)) and (
+                result in self.node_symbols or _size(result)):  # as written: the node's own
+            self.node_results[node] = result  # value, or a size (`X.shape[0]`, an exact int)
+        return result
+
+    def _value(self, node, frame):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            operand = self.value(node.operand, frame)
+            if is_condition(operand):
+                return self.logical("~", [operand], node, frame)
+            self.number(operand, node, frame)
+            return self.fail(node, frame, "the operator `~` is not supported on numbers or "
+                             "arrays of numbers", "use `~` on a condition: np.where(~(x > 0), a, "
+                             "b)")
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, frame)
             if not isinstance(base, _Py):
-                return self.attribute(base, node, frame)
+                return self.attribute(self.as_computed(base, node.value, frame), node, frame)
             try:
                 return self.python(getattr(base.obj, node.attr), node, frame)
             except AttributeError:
@@ -257,7 +301,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                 if not -len(items) <= index < len(items):
                     self.fail(node, frame, f"index {index} is out of range", "check the index")
                 return items[index]
-            return self.subscript(base, node, frame)
+            return self.subscript(self.as_computed(base, node.value, frame), node, frame)
         if isinstance(node, ast.Compare) and self.array_mode:
             return self.comparison(node, frame)
         return super().value(node, frame)
@@ -347,11 +391,46 @@ class ArrayReader(CallReader, IndexReader, _Reader):
             self.written_of[value] = written  # a returned number: `value` prints it as written
         return written
 
+    def as_computed(self, value, node, frame):
+        """``value`` read from ``node``, as the source computes it where SymPy's form may be
+        another float (``written.kept_as_written``). Array code passes through here every operand
+        of an array node (a reduction, ``@``, a subscript, ...) and of an elementwise function,
+        so that each value a node computes or a tie test compares is the primal's float."""
+        if not self.array_mode:
+            return super().as_computed(value, node, frame)
+        if not isinstance(value, sympy.Expr) or isinstance(value, (StopGradient, AsWritten)) or \
+                not any(not is_dim(s) for s in value.free_symbols) and not value.is_Number:
+            return value
+        return kept_as_written(value, self.written(node, frame, value))
+
+    def cancelled(self, value, written):
+        """``frontend._Reader.cancelled``, for arrays too (a cancellation SymPy folds to a
+        name, ``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``, is kept as written)."""
+        if not self.array_mode:
+            return super().cancelled(value, written)
+        if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
+                written, sympy.Expr) and any(not is_dim(s) for s in written.free_symbols):
+            return kept_as_written(value, written)
+        return value
+
     def _written(self, node, frame):
         """A condition's operand as the source computes it, array calls included: ``np.sum(x /
         3.0 * 3.0)`` is the sum of ``x / 3.0 * 3.0`` as written, not SymPy's ``sum(x)``, so that
         the generated code decides the branch on the primal's float (``frontend._Reader.written``).
         """
+        found = self.node_results.get(node)
+        if found is not None:  # an array node, its operands as written: the primal's value
+            return found
+        if self.array_mode and isinstance(node, ast.Call) and not node.keywords and isinstance(
+                node.func, (ast.Name, ast.Attribute)) and _module_call(
+                    node.func, self, frame):  # np.log, np.maximum: spelled by NumPy only
+            func = self.value(node.func, frame)
+            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rules.written_spelling(rule, "numpy") is not None and len(
+                    node.args) in rule.nargs and all(not isinstance(a, ast.Starred)
+                                                     for a in node.args):
+                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
+                                     *[self._written(a, frame) for a in node.args])
         if not (self.writing_condition and isinstance(node, ast.Call)):
             return super()._written(node, frame)
         func, given = node.func, []
@@ -374,7 +453,7 @@ class ArrayReader(CallReader, IndexReader, _Reader):
         """An argument of an array call in a condition, as written (``_NotWritten`` where an
         expression of variables cannot be kept as written)."""
         try:
-            return self._written(node, frame)
+            return shared(self._written(node, frame))
         except _NotWritten:
             value = self.argument(node, frame)
             if isinstance(value, sympy.Basic) and value.free_symbols:
@@ -391,29 +470,103 @@ class ArrayReader(CallReader, IndexReader, _Reader):
                              "(np.sum, slices, np.where) instead of a loop")
         return super().integer(node, frame)
 
+    def logical(self, operator, conditions, node, frame):
+        """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element
+        conditions: NumPy's way of combining masks, kept in source order and as written
+        (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
+        it is False where ``x`` is nan). Numbers are refused (``and``/``or``/``not`` say it)."""
+        if not all(is_condition(c) for c in conditions):
+            return self.fail(node, frame, f"`{operator}` combines conditions here, and a number "
+                             "or an array of numbers is given", "compare first: "
+                             "np.where((x > 0) & (y < 1), a, b)")
+        self.need_arrays()
+        if not any(self.shape_at(c, node, frame) for c in conditions):
+            word = {"&": "and", "|": "or", "~": "not", "np.logical_and": "and",
+                    "np.logical_or": "or", "np.logical_not": "not"}[operator]
+            return self.fail(node, frame, f"`{operator}` of conditions on numbers is not "
+                             "supported", f"use Python's `{word}`")
+        if operator in ("&", "np.logical_and"):
+            result = AndThen(*conditions)
+        elif operator in ("|", "np.logical_or"):
+            result = OrElse(*conditions)
+        else:
+            result = Negation(conditions[0])
+        self.shape_at(result, node, frame)  # the conditions' shapes broadcast
+        return result
+
     def binary(self, op, a, b, node, frame):
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
+                is_condition(a) or is_condition(b)):
+            if isinstance(op, ast.BitXor):
+                return self.fail(node, frame, "`^` of conditions is not supported",
+                                 "combine them with & | ~: (a & ~b) | (~a & b)")
+            return self.logical("&" if isinstance(op, ast.BitAnd) else "|", [a, b], node, frame)
         if isinstance(op, ast.MatMult):
             self.need_arrays()
             x, y = self.number(a, node, frame), self.number(b, node, frame)
+            if isinstance(node, ast.BinOp):
+                x, y = self.as_computed(x, node.left, frame), self.as_computed(y, node.right, frame)
             if not self.shape_at(x, node, frame) or not self.shape_at(y, node, frame):
                 self.fail(node, frame, "`@` of a scalar is not defined", "use * to scale")
             return self.node_value(arrays.matmul(x, y), "product", node, frame)
         if not self.array_mode or not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
             return super().binary(op, a, b, node, frame)
+        shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)
         try:
-            shape = self.dims.broadcast(self.shape_at(a, node, frame),
-                                        self.shape_at(b, node, frame))
+            shape = self.dims.broadcast(shape_a, shape_b)
         except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+            problem = str(exc)
+        else:
+            problem = None
+        if problem is not None:
+            return self.fail(node, frame, problem, "check the shapes of the operands")
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
 
+    iterating = None  # the builtin (`sum`, `zip` ...) whose argument is being read
+
+    def sequence_builtin(self, obj, node, frame):
+        outer, self.iterating = self.iterating, obj.__name__
+        try:
+            return super().sequence_builtin(obj, node, frame)
+        finally:
+            self.iterating = outer
+
     def sequence(self, value, node, frame):
+        """A tuple to loop over; an array is refused as a loop over its elements (``for row in
+        X``, builtin ``sum(x)``), and so is a number (read without shapes, the value may be
+        either: the message says both)."""
+        if isinstance(value, sympy.Expr) and not self.array_mode:  # a number, or an array
+            builtin = self.iterating in ("sum", "min", "max")
+            return self.fail(node, frame, "a tuple or list of numbers is needed here (a loop over "
+                             "a number, or over the elements of an array, is not supported)",
+                             "loop over a tuple of numbers; for an array, " + (
+                                 f"use np.{self.iterating}(x)" if builtin else "vectorise: "
+                                 "whole-array operations (np.sum, slices, np.where)"))
         if isinstance(value, sympy.Expr) and self.is_array(value, node, frame):
+            if self.iterating in ("sum", "min", "max"):
+                return self.fail(node, frame, f"the builtin `{self.iterating}` of an array loops "
+                                 "over its elements, which is not supported",
+                                 f"use np.{self.iterating}(x) (with axis=0 for the rows)")
             return self.fail(node, frame, "a Python loop over the elements of an array is not "
                              "supported", "vectorise: use whole-array operations (np.sum, "
                              "slices, np.where) instead of a loop")
         return super().sequence(value, node, frame)
+
+
+def _size(value):
+    """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
+    return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
+        is_dim(s) for s in value.free_symbols)
+
+
+def _module_call(func, reader, frame):
+    """Whether ``func`` (a call's function) is a name or a module's attribute, not a method of a
+    value (``x.mean``)."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root is func or isinstance(reader.value(root, frame), _Py)
 
 
 def _first_use(function):
@@ -429,8 +582,11 @@ def _first_use(function):
 
 def _replace(step, rule):
     """An assignment (or another step of the program) with the sizes of ``rule`` put in."""
-    if isinstance(step, Assignment):
-        return Assignment(step.target, step.expr.xreplace(rule))
+    if isinstance(step, Assignment):  # a line printed as written where that is another float
+        expr = step.expr.xreplace(rule)
+        written = None if step.written is None or same_float(step.written, step.expr) else \
+            shared(step.written).xreplace(rule)
+        return Assignment(step.target, expr, written)
     if hasattr(step, "path"):  # a Check: its conditions
         return type(step)(tuple((c.xreplace(rule), h) for c, h in step.path), step.exception,
                           step.message)

@@ -50,6 +50,9 @@ class IndexReader:
                       "supported", "index with arrays of one shape (np.triu_indices(n) gives two)")
         while spec and spec[-1] == ("slice", None, None, None):
             spec.pop()
+        folded = self._constant_index_array(base, spec, new_axes, node, frame)
+        if folded is not None:
+            return folded
         value = base
         if spec:
             value = self.node_value(array_indexing.index(base, tuple(spec)), "item", node, frame)
@@ -57,6 +60,44 @@ class IndexReader:
             value = self.node_value(array_ops.expand_dims(value, tuple(new_axes)), "expanded",
                                     node, frame)
         return value
+
+    def _constant_index_array(self, base, spec, new_axes, node, frame):
+        """``IDX[1:]``, ``IDX[0]`` of a constant int array: the constant itself, taken when the
+        gradient is built (an int, or a constant int array another subscript can index with);
+        None for any other subscript."""
+        if not (isinstance(base, sympy.Symbol) and base.name in self.constants
+                and self.constants[base.name].dtype.kind in "iu") or any(
+                    e[0] not in ("int", "slice", "array") or (
+                        e[0] == "slice" and not all(b is None or isinstance(b, int)
+                                                    for b in e[1:])) for e in spec):
+            return None
+        items = []
+        for e in spec:
+            if e[0] == "int":
+                items.append(e[1])
+            elif e[0] == "slice":
+                items.append(slice(*e[1:]))
+            else:
+                items.append(self.constants[e[1]] if e[1] is not None else np.array(e[3]))
+        value = self.constants[base.name][tuple(items)]
+        if new_axes:
+            value = np.expand_dims(value, tuple(new_axes))
+        if np.ndim(value) == 0:
+            return sympy.Integer(int(value))
+        return self.constant_array(np.ascontiguousarray(value), node, frame, base=base.name)
+
+    def constant_indices(self, value):
+        """The int array ``value`` holds when the gradient is built (a constant, or ``np.array``
+        of ints: ``x[np.array([0, 1])]``), else None."""
+        if not isinstance(value, sympy.Symbol):
+            return None
+        if value.name in self.constants:
+            return self.constants[value.name]
+        made = next((expr for expr, symbol in self.bound_nodes.items() if symbol == value), None)
+        if isinstance(made, array_indexing.ARRAY_OF.node) and all(
+                e.is_Integer for e in made.inputs):
+            return np.array([int(e) for e in made.inputs]).reshape(made.params[0])
+        return None
 
     def index_item(self, item, dims, node, frame):
         """The spec entries of one subscript item over the axes ``dims`` it starts at: one, or
@@ -99,6 +140,9 @@ class IndexReader:
                       "np.argmax, np.argmin, np.argsort or a triangle's indices itself; "
                       "arithmetic on it is not supported", "index with the value itself (x[i]), "
                       "and shift the array instead of the index")
+        indices = self.constant_indices(value)
+        if indices is not None and value.name not in self.constants:  # np.array([0, 1])
+            value = self.constant_array(indices, item, frame, base="index")
         if isinstance(value, sympy.Symbol) and value.name in self.constants:
             indices = self.constants[value.name]
             if indices.dtype.kind not in "iu":

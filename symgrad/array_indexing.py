@@ -11,6 +11,7 @@ import sympy
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
+from .shapes import from_two
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -22,7 +23,17 @@ def index(x, spec):
 
 def slice_length(d, start, stop, step):
     """len(range(d)[start:stop:step]) for a dimension ``d``, clamped as Python clamps (``x[2:5]``
-    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them."""
+    of 4 elements has 2): ``min``/``max`` stay in the size where SymPy cannot decide them, and a
+    size that is one number for every size of ``d`` a dimension symbol stands for (2 and up) is
+    that number (``x[:, 1:2]`` has 1 column: ``shapes.from_two``)."""
+    length = _slice_length(d, start, stop, step)
+    if length.is_Number:
+        return length
+    found = from_two(length)
+    return found[1] if found is not None and found[0] == "constant" else length
+
+
+def _slice_length(d, start, stop, step):
     step = 1 if step is None else step
     if d.is_Integer:
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
@@ -89,10 +100,12 @@ def index_item_ast(item, call=False):
             if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
                 return int_ast(v)
             return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
-        if call:
+        if call:  # slice(1) is slice(None, 1): a start is printed with its stop, slice(1, None)
             bounds = list(item[1:])
-            while len(bounds) > 1 and bounds[-1] is None:
+            while len(bounds) > 2 and bounds[-1] is None:
                 bounds.pop()
+            if bounds == [None, None]:
+                bounds = [None]
             return ast.Call(ast.Name("slice", ast.Load()), [bound(v) for v in bounds], [])
         return ast.Slice(bound(item[1]), bound(item[2]), bound(item[3]))
     if isinstance(item[1], sympy.Symbol):  # an index array computed by the code
@@ -131,13 +144,14 @@ def index_adjoint_statements(printer, target, node, names):
     is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
     (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
     the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it); ``np.zeros(shape)`` for numbers only."""
+    added to it) in lazy code (``printer.lazy``); ``np.zeros(shape)`` in NumPy code and for
+    numbers only."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
     like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
-    if like is None:  # numbers only: a NumPy buffer
+    if like is None or not printer.lazy:  # a NumPy buffer
         zeros = _call(printer, "np.zeros", [dims_ast(shape)])
     else:
         if not isinstance(values[like], ast.Name):
@@ -148,7 +162,7 @@ def index_adjoint_statements(printer, target, node, names):
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec in zip(values, specs):
-        if any(item[0] == "array" for item in spec):
+        if any(item[0] == "array" for item in spec) and not distinct(spec, printer.constants):
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec, True),
                                            value],
@@ -157,6 +171,22 @@ def index_adjoint_statements(printer, target, node, names):
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
     return body
+
+
+def distinct(spec, constants):
+    """Whether the index arrays of ``spec`` are constants (``constants``: name -> array) that
+    pick every element at most once (all >= 0, no repeats): then ``z[INDEX] += g`` adds as ``np.add.at`` does (nothing
+    to accumulate), and runs on Dask arrays too, which have no ``np.add.at``."""
+    arrays = [item[1] for item in spec if item[0] == "array"]
+    if not arrays or not all(isinstance(a, str) and a in constants for a in arrays):
+        return False
+    picked = np.broadcast_arrays(*[np.asarray(constants[a]) for a in arrays])
+    if any(np.any(p < 0) for p in picked):  # -1 and n - 1 are one element: n is not known here
+        return False
+    if len(picked) == 1:
+        return np.unique(picked[0]).size == picked[0].size
+    rows = np.stack([p.ravel() for p in picked], axis=1)
+    return np.unique(rows, axis=0).shape[0] == rows.shape[0]
 
 
 def _unstretched(g):

@@ -264,15 +264,16 @@ def _result_shape(node, shapes, _):
 
 
 def _result_print(printer, node):
-    """A gradient as returned: a float for a scalar parameter (a 0-d Dask array for Dask inputs),
+    """A gradient as returned: a float for a scalar parameter (a 0-d Dask array in lazy code),
     else a fresh array of exactly the parameter's shape (a copy where it could alias an argument or
     a constant)."""
     shape, copy = node.params
     x = node.inputs[0]
-    if not shape:  # float(x), or a 0-d Dask array kept lazy
+    if not shape:  # float(x); in lazy code, a 0-d Dask array kept lazy
         value = printer.node(x)
         marker = ast.Call(ast.Name("float", ast.Load()), [value], [])
-        marker.symgrad_statements = lambda target: scalar_result_statements(target, value)
+        if printer.lazy:
+            marker.symgrad_statements = lambda target: scalar_result_statements(target, value)
         return marker
     if x.is_Number:
         return _call(printer, "np.full", [dims_ast(shape), printer.node(x)])

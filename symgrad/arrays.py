@@ -51,8 +51,9 @@ from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
-from .rules import LAZY_MODULES, resolve_pending
+from .rules import LAZY_MODULES, Written, resolve_pending
 from .shapes import ONE, size
+from .written import kept_as_written
 
 # --- reads of the rows without a node of their own ------------------------------------------------
 def _read_mean(ctx, a, axis=None, keepdims=False):
@@ -60,7 +61,8 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     shape = ctx.shape(x)
     axes = ctx.axes(axis, len(shape))
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
-    return total / size([shape[k] for k in axes])
+    count = size([shape[k] for k in axes])  # NumPy's mean is the sum divided by the count:
+    return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
 
 
 def _read_squeeze(ctx, a, axis=None):
@@ -110,9 +112,11 @@ def _read_where(ctx, condition, x=REQUIRED, y=REQUIRED):
 
 
 def _read_clip(ctx, a, a_min=REQUIRED, a_max=REQUIRED):
+    """``np.clip(a, lo, hi)`` = ``min(max(a, lo), hi)``; a bound of None is no bound (NumPy's
+    one-sided clip, ``np.clip(x, None, hi)`` = ``np.minimum(x, hi)``; NumPy 2 takes two Nones)."""
     x = ctx.array(a)
-    low, high = ctx.array(a_min), ctx.array(a_max)
-    return sympy.Min(sympy.Max(x, low), high)
+    clipped = x if a_min is None else sympy.Max(x, ctx.array(a_min))
+    return clipped if a_max is None else sympy.Min(clipped, ctx.array(a_max))
 
 
 def _read_round(ctx, a, decimals=0):

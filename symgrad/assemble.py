@@ -14,7 +14,7 @@ from .function import ArrayGradientFunction, GradientFunction
 
 def array_gradient(f, kind, arguments):
     """The ``ArrayGradientFunction`` of array code ``f``: each pattern is read with the shapes of
-    its arguments and built by ``build_derivative``.
+    its arguments and built by ``build_derivative`` for each library kind called.
 
     Args:
         f: the user's function.
@@ -22,14 +22,15 @@ def array_gradient(f, kind, arguments):
         arguments: ``(kind, f, wrt, stop_gradients, unconnected, backend, strategy)``, as
             ``build_derivative`` takes them.
     """
-    def build_one(shapes, program=None):
+    def read(shapes):
         from .array_frontend import to_program
         with sympy_settings():
-            if program is None:
-                program = to_program(f, arguments[3], nodes=wrt_variables(arguments[2]),
-                                     shapes=shapes)
-            return build_derivative(*arguments, program=program)
-    return ArrayGradientFunction(f, kind, build_one, arguments[5] or "numpy")
+            return to_program(f, arguments[3], nodes=wrt_variables(arguments[2]), shapes=shapes)
+
+    def build(program, library):
+        with sympy_settings():
+            return build_derivative(*arguments, program=program, library=library)
+    return ArrayGradientFunction(f, kind, read, build, arguments[5] or "numpy")
 
 
 @contextlib.contextmanager
@@ -52,8 +53,10 @@ def _vjp_of_one_number(program):
             "result")
 
 
-def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None):
-    """The ``GradientFunction`` of ``kind`` for ``f`` (read now unless ``program`` is given).
+def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None,
+                     library="numpy"):
+    """The ``GradientFunction`` of ``kind`` for ``f`` (read now unless ``program`` is given);
+    array code is printed for ``library`` ("numpy", or "lazy": ``build_arrays``).
 
     Raises:
         OutputShapeError: the output does not suit ``kind`` (see ``api.grad``).
@@ -62,9 +65,10 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
     """
     from .differentiate import differentiate
     from .emit import emit
+    from .realpower import real_results
     program = program or primal_program(f, stop_gradients, wrt)
     if program.arrays is not None:
-        return build_arrays(kind, f, program, wrt, unconnected, backend)
+        return build_arrays(kind, f, program, wrt, unconnected, backend, library)
     backend = backend or "math"
     names, single = normalize_wrt(program, wrt)
     outputs = len(program.outputs)
@@ -96,6 +100,7 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
             derivative.outputs = (program.written_outputs or program.outputs) + derivative.outputs
             derivative.output_names = ("value",) + derivative.output_names
             layout = (0, shift(grad_layout, 1))
+    real_results(derivative, len(program.assignments))  # no complex number reaches a result
     name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
     derivative.name = name
     function = compile_gradient(source, name, backend)
@@ -103,8 +108,13 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
                             kind=kind, backend=backend)
 
 
-def build_arrays(kind, f, program, wrt, unconnected, backend):
-    """A specialisation of array code: reverse accumulation, printed for NumPy (or ``backend``)."""
+def build_arrays(kind, f, program, wrt, unconnected, backend, library="numpy"):
+    """A specialisation of array code: reverse accumulation, printed for NumPy (or ``backend``).
+
+    ``library`` (numpy backend only): "numpy" prints the plain NumPy code (arguments made float64
+    NumPy arrays, worked in place, a scalar result a ``float``); "lazy" code that keeps arrays of
+    another library NumPy dispatches to (a Dask array) as they are and computes nothing
+    (``array_emit`` says what differs)."""
     from .adjoint import differentiate_arrays
     from .array_ops import as_result
     from .emit import emit
@@ -147,8 +157,10 @@ def build_arrays(kind, f, program, wrt, unconnected, backend):
         value = (program.written_outputs or outputs)[0]  # the primal's float, as written
         derivative.outputs = (as_result(value, ()),) + derivative.outputs
         derivative.output_names = ("value",) + derivative.output_names
+        derivative.primal_outputs = 1  # the value: worked in place in its own order (emit)
         layout = (0, shift(layout, 1))
-    name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout)
+    name, source = emit(derivative, kind=kind, backend=backend, wrt=names, layout=layout,
+                        lazy=library == "lazy")
     derivative.name = name
     function = compile_gradient(source, name, backend, info.constants)
     return GradientFunction(function, primal=f, source=source, wrt=names, program=derivative,

@@ -89,8 +89,11 @@ class Backend:
                         names[alias.asname] = module
             else:
                 module = importlib.import_module(statement.module)
-                for alias in statement.names:
-                    names[alias.asname or alias.name] = getattr(module, alias.name)
+                for alias in statement.names:  # a name, or a submodule not imported yet
+                    found = getattr(module, alias.name, None)
+                    if found is None:
+                        found = importlib.import_module(f"{statement.module}.{alias.name}")
+                    names[alias.asname or alias.name] = found
         return names
 
 
@@ -103,7 +106,8 @@ BACKENDS = {
                      names={"power": "pow", "concatenate": "cat", "transpose": "permute",
                             "max": "amax", "min": "amin"}),
     "array_api": Backend("array_api", "xp", "from array_api_compat import array_namespace, "
-                         "device", packages=("array_api_compat",), extra="array-api",
+                         "device, is_numpy_array, numpy as compat_numpy",
+                         packages=("array_api_compat",), extra="array-api",
                          mutable=False,
                          names={"power": "pow", "concatenate": "concat",
                                 "transpose": "permute_dims", "cumsum": "cumulative_sum"}),
@@ -154,13 +158,33 @@ def _converted(spec, name):
                              "dtype", _attribute("torch.float64"))]))
     number = ast.Call(_name("isinstance"), [x, ast.Tuple([_name("int"), _name("float")],
                                                          ast.Load())], [])
+    numpy = ast.Call(_name("is_numpy_array"), [x], [])
     return ast.IfExp(number, ast.Call(_attribute("xp.asarray"), [x], [ast.keyword(
-        "dtype", _attribute("xp.float64"))]), x)
+        "dtype", _attribute("xp.float64"))]), ast.IfExp(numpy, ast.Call(
+            _attribute("xp.asarray"), [x], []), x))
+
+
+def _namespace(params):
+    """``xp = array_namespace(*[a for a in (x, y) if <not NumPy's, not a number>] or
+    [compat_numpy.asarray(0.0)])``: the library of the arrays that are not NumPy's
+    (NumPy arrays mixed with Dask or torch ones are then converted to it, ``_converted``), and
+    NumPy's when every argument is a NumPy array or a number (``array_namespace`` takes no
+    numbers alone)."""
+    a = _name("a")
+    plain = ast.BoolOp(ast.Or(), [ast.Call(_name("is_numpy_array"), [a], []), ast.Call(
+        _name("isinstance"), [a, ast.Tuple([_name("int"), _name("float")], ast.Load())], [])])
+    others = ast.ListComp(_name("a"), [ast.comprehension(
+        ast.Name("a", ast.Store()), ast.Tuple([_name(p) for p in params], ast.Load()),
+        [ast.UnaryOp(ast.Not(), plain)], 0)])
+    fallback = ast.List([ast.Call(_attribute("compat_numpy.asarray"),
+                                  [ast.Constant(0.0)], [])], ast.Load())
+    return [ast.Assign([ast.Name("xp", ast.Store())], ast.Call(_name("array_namespace"), [
+        ast.Starred(ast.BoolOp(ast.Or(), [others, fallback]), ast.Load())], []), lineno=None)]
 
 
 def prologue(name, params, hyperparameters=()):
     """The first lines of a function of the backend ``name``: the Array API's namespace
-    (``xp = array_namespace(x, y)``), then each parameter in ``params`` (names) converted to an
+    (``xp = array_namespace(...)``: ``_namespace``), then each parameter in ``params`` (names) converted to an
     array of the backend, then each of ``hyperparameters`` (the parameters with a default, such
     as ``delta=1.0``) to an array of the first parameter's dtype and device, so that float32 data
     gives float32 results; nothing for "math" (and "numpy", whose conversion ``emit`` prints)."""
@@ -169,9 +193,7 @@ def prologue(name, params, hyperparameters=()):
         return []
     lines = []
     if spec.name == "array_api":
-        lines.append(ast.Assign([ast.Name("xp", ast.Store())], ast.Call(
-            _name("array_namespace"), [_name(p) for p in (*params, *hyperparameters)], []),
-            lineno=None))
+        lines.extend(_namespace((*params, *hyperparameters)))
     for p in params:
         lines.append(ast.Assign([ast.Name(p, ast.Store())], _converted(spec, p), lineno=None))
     reference = _name(params[0])

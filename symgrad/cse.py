@@ -1,12 +1,17 @@
 """Step 4 of ``emit``: common sub-expressions (SymPy ``cse``) hoisted into ``_t0, _t1 ...``, each
-emitted just before its first use, in program order; guarded lines (branches, checks) printed
-whole, so nothing is hoisted out of a branch the primal may not take.
+emitted just before its first use, in program order; guarded lines (branches, checks) are not
+rewritten, so nothing is hoisted out of a branch the primal may not take. A branch (``Piecewise``)
+is printed as ``if c: <block> else: <block>`` (``branches``), each block with common
+sub-expressions of its own, when a side computes something twice: code after an early return is
+one expression of nested branches, which printed whole repeats the loop state in every branch.
 """
 import ast
 
 import sympy
 
+from .entries import Lines
 from .functions import AndThen, Branch, Copy, OrElse
+from .printer import as_float
 from .program import replaced
 
 
@@ -14,10 +19,16 @@ def assign(target, value):
     return ast.Assign([ast.Name(target, ast.Store())], value, lineno=None)
 
 
-def cse_body(entries, printer, names):
-    """The printed statements of ``entries`` (``emit._Entry``, in program order) and the names of
-    stopped results: ``(body, stops)``; ``names`` (a set) gains every ``_t<k>`` it invents."""
+def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=None):
+    """The printed statements of ``entries`` (``entries.Entry``, in program order, one block) and
+    the names of stopped results: ``(body, stops)``; ``names`` (a set) gains every ``_t<k>`` it
+    invents. ``renamed``, ``emitted_back`` and ``known``: what the enclosing blocks printed before
+    this one (placeholder -> printed name; full sub-expression -> its temp; node -> the name of
+    its placeholder line), read and not changed."""
     plain = [e for e in entries if not e.guarded]
+    if emitted_back:  # a sub-expression an enclosing block computed: read by its name
+        for e in plain:
+            e.expr = replaced(e.expr, emitted_back)
     temps, reduced = sympy.cse([e.expr for e in plain], symbols=sympy.numbered_symbols(
         "_cse", cls=sympy.Dummy, real=True), order="none") if plain else ([], [])
     trivial = {}  # temps as cheap as their name (-m, 2*x): printed inline, for readability
@@ -37,11 +48,12 @@ def cse_body(entries, printer, names):
     reduced = [r.xreplace(trivial) for r in reduced]
     reduced_of = dict(zip(map(id, plain), reduced))
     definition = dict(temps)
-    full = {}  # temp -> its expression with earlier temps expanded
+    full, memo = {}, {}  # temp -> its expression with earlier temps expanded
     for temp, sub in temps:
-        full[temp] = sub.xreplace(full)
-    renamed = {}  # cse symbol / placeholder -> printed name symbol
-    emitted_back = {}  # full sub-expression -> printed temp, for back-substitution in branches
+        full[temp] = replaced(sub, full, memo)
+    renamed = dict(renamed or {})  # cse symbol / placeholder -> printed name symbol
+    emitted_back = dict(emitted_back or {})  # full sub-expression -> printed temp
+    known = dict(known or {})
     body, stops = [], []
 
     def name_for(symbol):
@@ -70,7 +82,13 @@ def cse_body(entries, printer, names):
             body.append(line)
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
-        if entry.guarded:
+        if entry.guarded and isinstance(entry.expr, (sympy.Piecewise, Branch)) and not (
+                printer.vectorised or entry.whole):
+            statement, inner = branches(target, entry.expr, printer, names, renamed,
+                                        emitted_back, known)
+            body.append(statement)
+            stops += inner
+        elif entry.guarded:
             expr = replaced(entry.expr, emitted_back) if emitted_back else entry.expr
             line = assign(target.name, printer.expr(expr, renamed))
             if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
@@ -87,7 +105,38 @@ def cse_body(entries, printer, names):
             body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
             stops.append(target.name)
+        if entry.source is not None:  # computed here: the blocks of later branches read it
+            known[entry.source] = target
     return body, stops
+
+
+def branches(target, expr, printer, names, renamed, emitted_back, known):
+    """``target = expr`` (a ``Piecewise``, or a ``Branch`` of a comparison operand) as ``if c:
+    <block> else: <block>``: nothing is hoisted out of a branch (the primal evaluates it only where
+    its condition holds), and each block names what it computes more than once (common
+    sub-expressions of a derivative; the branches, calls and stopped values it reads; what an
+    enclosing block already computed is read by its name). A ``Branch`` is a primal value as
+    written: its blocks share branches and calls but no sum is regrouped. Printed ``target = a if
+    c else b`` when no block has more than one line. Returns (the statement, its stop lines)."""
+    if isinstance(expr, Branch):
+        cond, value, rest = expr.args
+    else:
+        (value, cond), rest = expr.args[0], expr.args[1:]
+        rest = rest[0].expr if rest[0].cond is sympy.true else sympy.Piecewise(*rest)
+    blocks, stops = [], []
+    for part in (value, rest):
+        lines = Lines(known)
+        lines.line(target, as_float(part), branch=True)
+        if isinstance(expr, Branch):  # as written: no common term is taken out of a sum
+            for entry in lines.entries:
+                entry.guarded = True
+        block, inner = cse_body(lines.entries, printer, names, renamed, emitted_back, known)
+        blocks.append(block)
+        stops += inner
+    test = printer.expr(replaced(cond, emitted_back) if emitted_back else cond, renamed)
+    if all(len(b) == 1 and isinstance(b[0], ast.Assign) for b in blocks):  # nothing shared
+        return assign(target.name, ast.IfExp(test, blocks[0][0].value, blocks[1][0].value)), stops
+    return ast.If(test=test, body=blocks[0], orelse=blocks[1]), stops
 
 
 def _lazy(expr, printer):

@@ -22,6 +22,7 @@ from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       substituted_outputs, tree_size)
 from .functions import StopGradient, Undefined, Value
+from .realpower import RealPower, differentiable, slope
 from .rules import ZERO, _extremum_partial, repeated, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -65,6 +66,8 @@ def derivative(expr, symbol, memo=None):
             result = S.Zero
         elif node.is_Symbol:
             result = S.One
+        elif isinstance(node, RealPower):  # (-0.5) ** e: 0 where e is constant near the point
+            result = slope(d(node.differentiated))
         elif node.is_Add:
             result = sympy.Add(*[d(a) for a in node.args])
         elif node.is_Mul:
@@ -183,6 +186,7 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
     if unconnected not in ("zero", "none"):
         raise OptionError(f"unconnected must be 'zero' or 'none', not {unconnected!r}")
     program, perturbations = perturbed(program, wrt)
+    program = differentiable(program, lambda: _substitution(program)[1])
     by_name = {**dict(zip(program.param_names, program.params)), **perturbations}
     symbols = [by_name[w] for w in wrt]
     if strategy == "auto":
@@ -319,8 +323,9 @@ def _substitution(program):
         if found is None:
             if node.is_Symbol:
                 found = values.get(node, node)
-            elif node.is_Atom or isinstance(node, StopGradient):
-                found = node
+            elif node.is_Atom or isinstance(node, StopGradient) or (
+                    isinstance(node, RealPower) and len(node.args) == 3):
+                found = node  # (a RealPower's exponent is substituted in its last argument)
             else:
                 args = [substitute(a) for a in node.args]
                 found = node.func(*args) if args != list(node.args) else node

@@ -9,11 +9,12 @@ NumPy. Steps:
    the primal runs it) with what its conditions need;
 2. lower functions a backend cannot print (``sign``, ``Heaviside``) through their ``rules`` row;
 3. give every ``Piecewise`` and every ``StopGradient`` not already a whole right-hand side its own
-   line: a ``Piecewise`` prints as ``a if c else b``, so the branch not taken is never evaluated,
-   and no common sub-expression is ever hoisted out of a branch; a stop point is marked with a
-   ``# stop_gradient`` comment;
+   line (``entries.Lines``): a ``Piecewise`` prints as ``a if c else b``, or as an ``if``
+   statement whose sides are blocks of their own lines when a side computes something twice, so
+   the branch not taken is never evaluated and no common sub-expression is ever hoisted out of a
+   branch; a stop point is marked with a ``# stop_gradient`` comment;
 4. hoist common sub-expressions (SymPy ``cse``) into ``_t0, _t1 ...``, each emitted just before its
-   first use, in program order (deterministic: no set or hash order anywhere);
+   first use, in program order (deterministic: no set or hash order anywhere), in every block;
 5. name results ``d<out>_d<wrt>``, print with ``astor`` wrapping lines at 100 columns.
 """
 import ast
@@ -23,23 +24,25 @@ import os
 import sympy
 
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
+from .array_torch import torch_in_place
 from .backends import prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
-from .program import Check, fresh_name
+from .entries import Lines
+from .program import Check, free_symbols, fresh_name
 from .printer import Printer, dotted_name
 from .cse import assign, cse_body
-from .functions import Copy, StopGradient, Value
+from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
 from .rules import Written, rule_for_class
-from .selected import LAZY, inlined_where_selected, selected
-from .written import AsWritten
+from .selected import inlined_where_selected, selected
+from .written import AsWritten, printed_symbols
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
 
 
-def emit(program, kind="grad", backend="math", wrt=(), layout=None):
+def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     """Print a derivative Program as a Python function.
 
     Args:
@@ -51,6 +54,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         layout: what the function returns, as output indices: an int returns that output, a
             (nested) tuple of them returns a (nested) tuple. None: the one output, or a tuple of
             all. Outputs the layout does not name are not computed.
+        lazy: array code, numpy backend: print the lazy specialisation (arguments of a library
+            NumPy dispatches to, a Dask array, kept lazy: ``array_emit``), not the NumPy one.
 
     Returns:
         ``(function_name, source)``: the source is one ``def`` ending in a newline.
@@ -72,8 +77,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name, value in program.kwonly.items() if value is not None}
     data = [name for name in converted if name not in defaulted]
     reference = data[0] if data else converted[0] if converted else None
-    printer = Printer(backend, reference=reference,
-                      constants=program.arrays.constants if program.arrays is not None else None)
+    printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
+                      constants=program.arrays.constants if program.arrays is not None else None,
+                      arrays=program.arrays is not None)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -103,8 +109,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
     prelude = [ast.Expr(ast.Constant(_docstring(program, kind, wrt)))]
     for name, value in program.static.items():
         prelude.append(_static_guard(function_name, name, value))
-    if backend == "numpy" and arrays is not None:  # float arrays, a Dask array kept lazy
-        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static]))
+    if backend == "numpy" and arrays is not None:  # float arrays (lazy code: a Dask array kept)
+        prelude.extend(conversions([p.name for p in program.params if p.name not in program.static],
+                                   printer.lazy))
     elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:
@@ -115,10 +122,16 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None):
         name for name in converted if name not in data]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
-                                      getattr(program, "cotangent_outputs", None)))
-        if backend == "numpy":  # invented here: the common terms and index adjoints' buffers
-            invented = names - given - set(results.values())
-            body = in_place(program, body, prelude, set(results.values()), stops, invented)
+                                  getattr(program, "cotangent_outputs", None), printer.lazy))
+        invented = names - given - set(results.values())  # common terms, index adjoint buffers
+        if backend == "numpy":
+            primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}
+            body = in_place(program, body, prelude, set(results.values()), stops, invented,
+                            primal, printer.lazy)
+        elif backend == "torch":
+            body = torch_in_place(program, body, [p.name for p in program.params if p.name in data
+                                                  and arrays.shapes.of(p)],
+                                  set(results.values()), stops, invented)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])})
     params = [ast.arg(p.name) for p in program.positional]
@@ -147,6 +160,8 @@ def _int_names(body, ints):
     for line in body:
         if isinstance(line, ast.Assign) and _may_be_int(line.value, ints):
             ints.add(line.targets[0].id)
+        elif isinstance(line, ast.If):  # a branch: an int on either side may reach later lines
+            ints |= _int_names(line.body, ints) | _int_names(line.orelse, ints)
     return ints
 
 
@@ -181,6 +196,9 @@ def _may_be_int(node, ints):
 def _float_result(line, name):
     if isinstance(line, ast.Assign) and line.targets[0].id == name:
         line.value = ast.Call(ast.Name("float", ast.Load()), [line.value], [])
+    elif isinstance(line, ast.If):  # assigned in the branches
+        line.body = [_float_result(inner, name) for inner in line.body]
+        line.orelse = [_float_result(inner, name) for inner in line.orelse]
     return line
 
 
@@ -252,10 +270,10 @@ def _mark_stops(source, stops):
 
 # --- 1-3: the entries to print --------------------------------------------------------------
 def _live(program):
-    needed = set()
+    needed, memo = set(), {}
     for out in program.outputs:
         if out is not None:
-            needed.update(out.free_symbols)
+            needed.update(printed_symbols(out, memo))
     kept = []
     for a in reversed(program.assignments):
         if isinstance(a, Check):  # never dead: the primal raises here
@@ -263,22 +281,33 @@ def _live(program):
             needed.update(a.free_symbols)
         elif a.target in needed:
             kept.append(a)
-            needed.update(a.expr.free_symbols)
+            needed.update(printed_symbols(a.expr, memo))
             if a.written is not None:  # printed as written: what that form reads is needed too
-                needed.update(a.written.free_symbols)
+                needed.update(free_symbols(a.written, memo))
     return kept[::-1]
 
 
-def _factored(expr):
+def _factored(expr, memo=None):
     """A result with the power-of-two content of each sum taken out again: SymPy distributes
     ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
     shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
-    (up to overflow, in a derivative only: conditions and primal assignments are left alone)."""
+    (up to overflow, in a derivative only: conditions and primal assignments are left alone).
+    ``memo``: a dict of the nodes done (each distinct node is rebuilt once)."""
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        found = memo[expr] = _factored_node(expr, memo)
+    return found
+
+
+def _factored_node(expr, memo):
     if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value, Written)):
         return expr
     if isinstance(expr, sympy.Piecewise):
-        return sympy.Piecewise(*[(_factored(e), c) for e, c in expr.args])
-    args = [_factored(a) for a in expr.args]
+        pieces = [(_factored(e, memo), c) for e, c in expr.args]
+        changed = any(e is not old.expr for (e, _), old in zip(pieces, expr.args))
+        return sympy.Piecewise(*pieces) if changed else expr
+    args = [_factored(a, memo) for a in expr.args]
     expr = expr.func(*args) if args != list(expr.args) else expr
     if expr.is_Add:
         coefficients = [abs(t.as_coeff_Mul()[0]) for t in expr.args]
@@ -292,12 +321,21 @@ def _factored(expr):
     return expr
 
 
-def _lower(expr, backend):
+def _lower(expr, backend, memo=None):
     """Replace functions the backend cannot print by their ``rules`` lowering, and each
-    ``AsWritten`` by its written form (the primal's float: ``written.py``)."""
+    ``AsWritten`` by its written form (the primal's float: ``written.py``). ``memo``: a dict of
+    the nodes done, shared by calls for the same backend (each distinct node is lowered once)."""
+    memo = {} if memo is None else memo
+
     def walk(node):
         if node.is_Atom:
             return node
+        found = memo.get(node)
+        if found is None:
+            found = memo[node] = lowered(node)
+        return found
+
+    def lowered(node):
         if isinstance(node, AsWritten):
             return walk(node.written)
         args = [walk(a) for a in node.args]
@@ -305,92 +343,26 @@ def _lower(expr, backend):
             rule = rule_for_class(type(node))
             if rule is not None and rule.lower is not None and getattr(rule, backend) is None:
                 return rule.lower(*args)
+        if args == list(node.args):
+            return node
         if isinstance(node, sympy.Piecewise):
             return sympy.Piecewise(*[(e, c) for e, c in args])
-        return node.func(*args) if args != list(node.args) else node
+        return node.func(*args)
     return walk(expr)
 
 
-class _Entry:
-    """One line to print: ``target = expr``; ``guarded`` lines get no CSE inside (Piecewise)."""
-
-    __slots__ = ("target", "expr", "guarded", "stop", "temporary", "check")
-
-    def __init__(self, target, expr, guarded=False, stop=False, temporary=False, check=None):
-        self.target, self.expr, self.guarded, self.stop = target, expr, guarded, stop
-        self.temporary = temporary  # a placeholder line: printed under a `_tK` name
-        self.check = check  # a Check (lowered): printed as `if ...: raise ...`, guarded
-
-
 def _entries(program, backend, names, results):
-    entries = []
-    opaque = {}  # Piecewise / StopGradient node -> placeholder symbol
-
-    def placeholder(node, stop):
-        symbol = opaque.get(node)
-        if symbol is None:
-            symbol = sympy.Dummy("_p", real=True)
-            opaque[node] = symbol
-            if stop:
-                entries.append(_Entry(symbol, hide(node.args[0]), stop=True, temporary=True))
-            else:
-                entries.append(_Entry(symbol, hoist(node), guarded=True, temporary=True))
-        return symbol
-
-    def hoist(piecewise):
-        """The first condition of a Piecewise is evaluated on every call: the function calls in it
-        (the ``max`` of a tie test) get lines of their own, shared by every line using them."""
-        calls, stack = [], [piecewise.args[0].cond]
-        while stack:
-            node = stack.pop()
-            if node.is_Function and not isinstance(node, (sympy.Piecewise, StopGradient, Value, Copy)):
-                calls.append(node)
-            elif not node.is_Atom:
-                stack.extend(reversed(node.args))
-        named = {}
-        for call in calls:
-            symbol = opaque.get(call)
-            if symbol is None:
-                symbol = opaque[call] = sympy.Dummy("_p", real=True)
-                # guarded: no CSE rewrites its arguments (`-_t1 - a` for `0.4 - a - b`), so the
-                # tie tests `arg == _p` see the very floats the max was computed from
-                entries.append(_Entry(symbol, shallow(call), guarded=True, temporary=True))
-            named[call] = symbol
-        return piecewise.xreplace(named) if named else piecewise
-
-    def hide(node):
-        if isinstance(node, sympy.Piecewise):
-            return placeholder(node, False)
-        if isinstance(node, StopGradient):
-            return placeholder(node, True)
-        if node.is_Atom:
-            return node
-        if isinstance(node, LAZY):  # a line of its own, guarded: the later operands run only
-            symbol = opaque.get(node)  # where the primal runs them (nothing hoisted out)
-            if symbol is None:
-                symbol = opaque[node] = sympy.Dummy("_p", real=True)
-                entries.append(_Entry(symbol, shallow(node), guarded=True, temporary=True))
-            return symbol
-        args = [hide(a) for a in node.args]
-        return node.func(*args) if args != list(node.args) else node
-
-    def shallow(node):
-        """``hide`` of what always runs: of a lazy node, its first operand only."""
-        if not isinstance(node, LAZY):
-            return hide(node)
-        first = hide(node.args[0])
-        return node.func(first, *node.args[1:]) if first != node.args[0] else node
-
     adjoints = getattr(program, "adjoint_names", ())
+    lowered, factored = {}, {}  # memos: each distinct node is rewritten once
     lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
     for a in _live(program):
         if isinstance(a, Check):
-            lines.append((None, Check(tuple((_lower(c, backend), h) for c, h in a.path),
+            lines.append((None, Check(tuple((_lower(c, backend, lowered), h) for c, h in a.path),
                                       a.exception, a.message), None))
             continue
-        expr = _lower(a.expr, backend)
+        expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
-            expr = _factored(expr)
+            expr = _factored(expr, factored)
         lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
                       a.written))
         if a.written is not None:
@@ -399,17 +371,11 @@ def _entries(program, backend, names, results):
             if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
                 back[inverse] = 1 / a.target  # not a max: its tie tests compare its own float
     written = {t for t, _, w in lines if w is not None}  # the primal's lines, as the source
-    lines = [(t, _lower(w, backend) if w is not None else e) for t, e, w in lines] + [
+    lines = [(t, _lower(w, backend, lowered) if w is not None else e) for t, e, w in lines] + [
         (t, e.xreplace(back) if back else e) for t, e in results]
     lines = [(t, e if isinstance(e, Check) or t in written else selected(e))
              for t, e in inlined_where_selected(lines, written)]
+    block = Lines()
     for target, expr in lines:
-        if isinstance(expr, Check):
-            entries.append(_Entry(None, sympy.true, guarded=True, check=expr))
-        elif isinstance(expr, sympy.Piecewise):
-            entries.append(_Entry(target, hoist(expr), guarded=True))
-        elif isinstance(expr, StopGradient):
-            entries.append(_Entry(target, hide(expr.args[0]), stop=True))
-        else:
-            entries.append(_Entry(target, hide(expr)))
-    return entries
+        block.line(target, expr, whole=target in written)
+    return block.entries

@@ -12,6 +12,7 @@ from . import dependencies, functions, rules
 from .errors import UnsupportedSyntaxError
 from .fence import dotted
 from .functions import Value
+from .realpower import RealPower
 from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
 from .rules import power
 
@@ -29,6 +30,8 @@ _PYTHON = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Mod: operator.mod}  # what the primal computes on constants
 _COMPARE = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
             ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
+_PYTHON_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+                   ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 class Expressions:
     """The expression half of the frontend's reader (a mixin of ``frontend._Reader``)."""
@@ -132,8 +135,10 @@ class Expressions:
                 return undefined
         if _constant(a) and _constant(b):
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
-        if isinstance(op, ast.Pow) and functions.complex_power(self._with_constants(a), b):
-            return self.complex_value(a, b, node, frame)  # (-4) ** y, math.cos(2) ** t
+        negative_base = isinstance(op, ast.Pow) and functions.complex_power(
+            self._with_constants(a), b)
+        if negative_base and _constant(self._with_constants(b)):
+            return self.complex_value(a, b, node, frame)  # math.cos(2) ** 0.3: always complex
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
         if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
@@ -143,6 +148,8 @@ class Expressions:
             left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
                 ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
             a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)
+        if negative_base:  # (-4) ** y: real where y is whole, complex elsewhere
+            return RealPower(self._with_constants(a), b)
         return self.defined(make(a, b), node, frame)
 
     def folded(self, python, build, args, node, frame):
@@ -155,10 +162,12 @@ class Expressions:
             return self.undefined(node, frame, exc.kind)
 
     def complex_value(self, base, exponent, node, frame):
-        """``base ** exponent``, a complex number in Python: ``functions.ComplexPower``, refused at the
-        end of the reading if its value is used on every call (``_refuse_complex``), dropped if
-        dead, and raising in the gradient on a path that may not run (docs/conventions.md)."""
-        value = functions.ComplexPower(sympy.Integer(1), self._with_constants(base), exponent)
+        """``base ** exponent`` with a constant fractional exponent, a complex number in Python for
+        every input: ``functions.ComplexPower``, refused at the end of the reading if its value
+        is used on every call (``_refuse_complex``), dropped if dead, and raising in the
+        gradient on a path that may not run (docs/conventions.md, "Complex powers")."""
+        value = functions.ComplexPower(sympy.Integer(1), self._with_constants(base),
+                                       self._with_constants(exponent))
         self.complex_sites.setdefault(value, (frame.src.location(node), ast.unparse(node)))
         return value
 
@@ -170,14 +179,10 @@ class Expressions:
         for expr in outputs:
             found = _surely_undefined(expr)
             if isinstance(found, functions.ComplexPower):
-                base, exponent = found.args[1:]
                 location, text = self.complex_sites[found]
-                why = (f"a negative base, {_number_text(base)}, to a fractional power"
-                       if exponent.is_Number else f"a negative base, {_number_text(base)}, to a "
-                       "varying power: complex wherever the exponent is not whole, with no real "
-                       "derivative")
                 raise UnsupportedSyntaxError(
-                    f"`{text}` is a complex number in Python ({why}), and symgrad "
+                    f"`{text}` is a complex number in Python (a negative base, "
+                    f"{_number_text(found.args[1])}, to a fractional power), and symgrad "
                     "differentiates real values only", location,
                     "make the base positive (`abs(b) ** y`) or the exponent a whole number")
 
@@ -265,7 +270,9 @@ class Expressions:
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(self.value(right_node, frame), node, frame)
                 right = self.written(right_node, frame, right)
-                parts.append(_COMPARE[type(op)](Value(left), Value(right)))
+                decided = self.decided(_PYTHON_COMPARE[type(op)], (left, right), node, frame)
+                parts.append(_COMPARE[type(op)](Value(left), Value(right)) if decided is None
+                             else decided)
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):
@@ -283,7 +290,27 @@ class Expressions:
         if isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
             return value  # a comparison; a number-valued name (a Symbol is a Boolean too) is not
         value = self.written(node, frame, self.number(value, node, frame))  # the primal's float
-        return sympy.Ne(Value(value), 0)  # `if t:` is `if t != 0:`
+        decided = self.decided(operator.ne, (value, sympy.Integer(0)), node, frame)
+        return sympy.Ne(Value(value), 0) if decided is None else decided  # `if t:`: `t != 0`
+
+    def decided(self, test, operands, node, frame):
+        """``test`` of constant written ``operands`` holding a complex number (``(-4) ** 0.3``,
+        which SymPy would not compare as Python does) decided at build time as Python decides
+        it: ``sympy.true``/``false``; a condition raising where Python raises (``complex < 1``:
+        refused where it surely runs); None for any other operands."""
+        if not all(isinstance(o, sympy.Expr) and not o.free_symbols for o in operands) or \
+                not any(o.has(rules.Written) for o in operands):
+            return None
+        try:
+            values = [rules.Written.python_value(o) for o in operands]
+        except TypeError:
+            return None  # an operand symgrad holds as no written number (an undefined value)
+        except (ArithmeticError, ValueError):
+            return sympy.Ne(Value(self.undefined(node, frame, 1)), 0)
+        try:
+            return sympy.true if test(*values) else sympy.false
+        except TypeError:  # a complex number compared with < > <= >=
+            return sympy.Ne(Value(self.undefined(node, frame, 1)), 0)
 
     def written(self, node, frame, value):
         """A comparison operand as the primal computes it: its operators and calls as written

@@ -253,10 +253,9 @@ class _Reader(Expressions, Resolver, Guards):
         """``value`` where SymPy's form is a name or a number but the source computes it from
         variables (``(x + 0.1) - 0.1`` is ``x`` to SymPy, ``u - u + 0.9`` is 0.9): then an
         ``AsWritten``, so that a comparison of it compares the primal's float, which may be
-        another (docs/conventions.md). Not for arrays (shapes are read from SymPy's form)."""
+        another (docs/conventions.md). Array code: ``array_frontend.ArrayReader.cancelled``."""
         if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
-                written, sympy.Expr) \
-                and written.free_symbols and not getattr(self, "array_mode", False):
+                written, sympy.Expr) and written.free_symbols:
             return as_written(value, written)
         return value
 
@@ -271,9 +270,9 @@ class _Reader(Expressions, Resolver, Guards):
     def as_computed(self, value, node, frame):
         """``value`` (a SymPy expression read from ``node``) as the source computes it: an
         ``AsWritten`` where its written form may be another float than SymPy's form (an
-        argument of ``max``/``min``/``abs``, whose derivatives compare it). Not for arrays."""
-        if not isinstance(value, sympy.Expr) or value.is_Number or getattr(
-                self, "array_mode", False):
+        argument of ``max``/``min``/``abs``, whose derivatives compare it). Array code:
+        ``array_frontend.ArrayReader.as_computed``."""
+        if not isinstance(value, sympy.Expr) or value.is_Number:
             return value
         return as_written(value, self.written(node, frame, value))
 

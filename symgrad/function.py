@@ -117,30 +117,53 @@ def _rank(value):
 
 
 class ArrayGradientFunction(GradientFunction):
-    """The derivative of array code: one build per pattern of argument ranks and size-1 axes.
+    """The derivative of array code: one build per library kind and pattern of argument ranks
+    and size-1 axes.
 
-    Called, it finds (or builds, once) the specialisation for its arguments' pattern and calls it;
-    sizes never matter, so one build serves every size. ``source``, ``program`` and ``wrt`` are
-    those of the latest specialisation built (``source`` is None before the first; the others
-    raise ``OptionError`` then); ``specialisations.by_pattern`` maps each pattern (per parameter,
-    a size-1 flag per axis) to its ``GradientFunction``.
+    Called, it finds (or builds, once) the specialisation for its arguments and calls it; sizes
+    never matter, so one build serves every size. With the numpy backend, arguments of a library
+    that NumPy functions dispatch to (a Dask array: ``specialise.library_kind``) get a *lazy*
+    specialisation of their own (each parameter kept in its library, nothing computed inside),
+    NumPy arguments the plain one (converted with ``np.asarray``, worked in place). ``source``,
+    ``program``, ``wrt`` and ``function`` are those of the NumPy specialisation of the latest
+    pattern (``source`` is None before the first; the others raise ``OptionError`` then);
+    ``specialisation("lazy")`` is the lazy one; ``specialisations.by_pattern`` maps each
+    ``(library, pattern)`` (per parameter, a size-1 flag per axis) to its ``GradientFunction``.
 
     Args:
         primal: the user's function.
         kind: "grad", "value_and_grad" or "vjp".
-        build_one: callable(shapes dict, program or None) → the ``GradientFunction`` of one
-            pattern (``assemble.array_gradient`` makes it).
+        read: callable(shapes dict) → the primal ``Program`` of one pattern.
+        build: callable(program, library) → the ``GradientFunction`` of one pattern and library
+            kind (``assemble.array_gradient`` makes both).
         backend: the backend its specialisations are printed for.
     """
 
-    def __new__(cls, primal, kind, build_one, backend="numpy"):
+    def __new__(cls, primal, kind, read, build, backend="numpy"):
         from .specialise import Specialisations
 
-        state = Specialisations(primal, build_one)
+        state = Specialisations(primal, read, build, by_library=backend == "numpy")
         self = functools.partial.__new__(cls, state)
         self.primal, self.kind, self.backend, self._derivatives = primal, kind, backend, None
         self.specialisations = state
         return self
+
+    def specialisation(self, library="numpy"):
+        """The ``GradientFunction`` of the latest pattern for ``library``: "numpy" (what
+        ``source`` shows and ``export`` writes) or "lazy" (what Dask arguments run; with a
+        backend other than numpy both are the one build), built now if it was not.
+
+        Raises:
+            OptionError: ``library`` is neither, or nothing was built yet (no ``shapes=``, no
+                call).
+        """
+        from .specialise import LIBRARIES
+        if library not in LIBRARIES:
+            raise OptionError(f"library must be one of {LIBRARIES}, not {library!r}")
+        built = self.specialisations.get(library)
+        if built is None:
+            self._latest("source")  # raises the OptionError of a gradient built at its first call
+        return built
 
     def _latest(self, attribute):
         latest = self.specialisations.latest

@@ -268,17 +268,24 @@ class OrElse(_InOrder):
         return r" \vee ".join(printer._print(a) for a in self.args)
 
 
-def _branches(expr):
+def _branches(expr, memo=None):
     """``expr`` with each ``Piecewise`` written as nested ``Branch``es (the last piece is the
-    default, as every ``Piecewise`` the frontend builds)."""
+    default, as every ``Piecewise`` the frontend builds); each distinct node is rewritten once
+    (``memo``), and a node without a ``Piecewise`` below is kept, not rebuilt."""
+    memo = {} if memo is None else memo
     if expr.is_Atom:
         return expr
-    if isinstance(expr, Piecewise):
-        node = _branches(expr.args[-1].expr)
-        for pair in reversed(expr.args[:-1]):
-            node = Branch(_branches(pair.cond), _branches(pair.expr), node)
-        return node
-    return expr.func(*[_branches(a) for a in expr.args])
+    found = memo.get(expr)
+    if found is None:
+        if isinstance(expr, Piecewise):
+            found = _branches(expr.args[-1].expr, memo)
+            for pair in reversed(expr.args[:-1]):
+                found = Branch(_branches(pair.cond, memo), _branches(pair.expr, memo), found)
+        else:
+            args = [_branches(a, memo) for a in expr.args]
+            found = expr.func(*args) if args != list(expr.args) else expr
+        memo[expr] = found
+    return found
 
 
 def _numeric(function, arg, prec):
@@ -311,14 +318,15 @@ class Undefined(Function):
 
 
 class ComplexPower(Undefined):
-    """A power Python computes as a complex number: ``ComplexPower(1, base, exponent)`` stands for
-    ``base ** exponent`` with a negative constant base and a fractional constant exponent
-    (``math.log10(0.5) ** 0.3``) or a varying one (``(-4) ** y``, complex wherever ``y`` is not
-    whole, with no real derivative anywhere). symgrad differentiates real values, so it is read
-    as undefined (docs/conventions.md, "Complex powers"): a live value computed on every call is
-    refused at build time (``frontend``), a dead one is dropped, and one on a path that may not
-    run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with ``numpy``), as
-    ``math.pow`` raises where ``**`` gives a complex number."""
+    """A power Python computes as a complex number for every input: ``ComplexPower(1, base,
+    exponent)`` stands for ``base ** exponent`` with a negative constant base and a fractional
+    constant exponent (``math.log10(0.5) ** 0.3``; a varying exponent is a
+    ``realpower.RealPower``, real where it is whole). symgrad differentiates real values, so it
+    is read as undefined (docs/conventions.md, "Complex powers"): a live value computed on every
+    call is refused at build time (``expressions``), a dead one is dropped, one on a path that
+    may not run is printed as code raising ``ValueError`` (``math.log(0.0)``; ``nan`` with
+    ``numpy``), as ``math.pow`` raises where ``**`` gives a complex number; the primal's own
+    lines, truth tests and ``abs`` compute it as Python does (from the source as written)."""
 
     nargs = 3
 
@@ -326,7 +334,7 @@ class ComplexPower(Undefined):
 def complex_power(base, exponent):
     """Whether ``base ** exponent`` (SymPy numbers or expressions) is a power Python computes as a
     complex number at every point where the exponent is not whole: a negative number base with
-    a non-integer constant exponent or a varying one."""
+    a non-integer constant exponent (``ComplexPower``) or a varying one (``RealPower``)."""
     return base.is_number and not base.has(Undefined) and base.is_negative is True and \
         exponent.is_integer is not True  # a whole exponent on every path: (3.0 if c else 1.0)
 

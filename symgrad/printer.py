@@ -18,6 +18,8 @@ from .backends import backend as backend_named
 from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
 from .program import replaced
+from .realpower import RealPower, RealValue
+from .untaken import GUARDED, guard, spellings
 from .written import AsWritten
 from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
 from .rules import RULES, Written, repeated, rule_for_class, spelling, written_spelling
@@ -49,10 +51,13 @@ class Printer:
             backends other than "math" and "numpy"; None: the library's defaults.
         constants: name → value of the constant arrays the code reads (NumPy arrays in its
             namespace), converted to the backend's arrays where they are read.
+        lazy: numpy backend: print for *lazy* arguments (a Dask array kept in its library:
+            ``np.zeros_like`` of a piece, a scalar result left a 0-d array), not NumPy ones.
     """
 
-    def __init__(self, backend, reference=None, constants=None):
-        self.backend = backend
+    def __init__(self, backend, reference=None, constants=None, lazy=False, arrays=False):
+        self.backend, self.lazy = backend, lazy
+        self.arrays = arrays  # array code: the primal's `**` is NumPy's (x * x for x ** 2)
         self.spec = backend_named(backend)
         self.module = self.spec.module
         self.vectorised = self.spec.vectorised
@@ -180,10 +185,14 @@ class Printer:
         if isinstance(e, Branch):
             cond, a, b = e.args
             if self.vectorised:
-                return self.where(cond, _as_float(a), _as_float(b))
-            return ast.IfExp(self.node(cond), self.node(_as_float(a)), self.node(_as_float(b)))
+                return self.where(cond, as_float(a), as_float(b))
+            return ast.IfExp(self.node(cond), self.node(as_float(a)), self.node(as_float(b)))
         if isinstance(e, Undefined):
             return self.undefined(int(e.args[0]))
+        if isinstance(e, RealPower):  # Python's power: complex off whole exponents
+            return self.real_power(e.args[0], e.exponent, checked=False)
+        if isinstance(e, RealValue):
+            return self.real_value(e.args[0])
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
@@ -217,9 +226,37 @@ class Printer:
         if code == 2 and S.One in args and not self.vectorised:
             return self.node(args[1] if args[0] == 1 else args[0])
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
-        if code == 4 and self.backend == "numpy":  # numpy's ** squares as x * x: not Python's pow
+        if code == 4 and self.backend == "numpy" and not self.arrays:  # Python's pow, not
+            # NumPy's ** (x * x for x ** 2, another float): array code's primal has NumPy's
             return ast.Call(self.name("np.float_power"), [left, right], [])
         return ast.BinOp(left, _WRITTEN_AST[code](), right)  # an int literal stays an int
+
+    def real_power(self, base, exponent, checked):
+        """``base ** exponent`` of a negative ``base``: Python's ``**`` (a complex number off
+        whole exponents, as the primal computes it), or ``checked``: ``math.pow``, which raises
+        ``ValueError`` there (``realpower.py``); the array backends give nan there either way."""
+        left = self.number(int(base)) if base.is_Integer else self.node(base)
+        right = self.number(int(exponent)) if exponent.is_Integer else self.node(exponent)
+        if self.backend == "numpy":
+            return ast.Call(self.name("np.float_power"), [left, right], [])
+        if checked and not self.vectorised:
+            return ast.Call(self.name("math.pow"), [left, right], [])
+        return ast.BinOp(left, ast.Pow(), right)
+
+    def real_value(self, value):
+        """``value`` where the gradient needs a real number (``realpower.RealValue``): a power
+        computed by ``math.pow``, a name as ``v if type(v) is not complex else math.log(0.0)``
+        (``ValueError`` where the primal's value is complex)."""
+        if isinstance(value, RealPower):
+            return self.real_power(value.args[0], value.exponent, checked=True)
+        if isinstance(value, Written) and int(value.args[0]) == 4:
+            return self.real_power(*value.args[1:], checked=True)
+        node = self.node(value)
+        if self.vectorised or not isinstance(node, ast.Name):
+            return node
+        test = ast.Compare(ast.Call(ast.Name("type", ast.Load()), [node], []), [ast.IsNot()],
+                           [ast.Name("complex", ast.Load())])
+        return ast.IfExp(test, node, self.undefined(1))
 
     def undefined(self, kind):
         """What the primal cannot compute, as code raising its exception (``math``: 0.0 / 0.0
@@ -281,11 +318,27 @@ class Printer:
         return self.where_node(cond, a, self.node(b), b.is_number)
 
     def where_node(self, cond, a, right, right_is_number):
-        """``where`` with its last operand printed already (``right``)."""
+        """``where`` with its last operand printed already (``right``); on the backends of
+        ``untaken.GUARDED`` each side computes on safe arguments where it is not taken."""
         left = self.node(a)
         if self.backend != "numpy" and a.is_number and right_is_number:
             left = self.new_array(left)
-        return ast.Call(self.name("np.where"), [self.node(cond), left, right], [])
+        condition = self.node(cond)
+        if self.backend in GUARDED:
+            where = self.name("np.where")
+            left = guard(left, condition, True, self.guarded_names(), where)
+            right = guard(right, condition, False, self.guarded_names(), where)
+        return ast.Call(self.name("np.where"), [condition, left, right], [])
+
+    def guarded_names(self):
+        """``untaken.spellings`` for this backend (the names its calls print as)."""
+        if getattr(self, "_guarded", None) is None:
+            def spelled(numpy_name):
+                rules = [r for r in RULES if spelling(r, "numpy") == numpy_name]
+                printed = spelling(rules[0], self.backend) if rules else numpy_name
+                return self.spec.spelling(printed) if printed else None
+            self._guarded = spellings(spelled)
+        return self._guarded
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""
@@ -377,10 +430,10 @@ class Printer:
         last_value, last_cond = pieces[-1]
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
-        node = self.node(_as_float(last_value))
+        node = self.node(as_float(last_value))
         number = last_value.is_number
         for value, cond in reversed(pieces[:-1]):
-            value = _as_float(value)
+            value = as_float(value)
             if self.vectorised:
                 node, number = self.where_node(cond, value, node, number), False
             else:
@@ -407,7 +460,7 @@ def _folded(tree):
     return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
 
 
-def _as_float(value):
+def as_float(value):
     """A constant branch value prints as a float, so every branch returns a float."""
     return sympy.Float(value) if value.is_Number else value
 

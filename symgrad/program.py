@@ -16,7 +16,7 @@ from .functions import StopGradient
 
 # names the emitted code refers to itself; a user name equal to one of these is renamed
 RESERVED = frozenset({"math", "np", "abs", "max", "min", "round", "float", "pow", "sum",
-                      "ValueError", "AssertionError"})
+                      "ValueError", "AssertionError", "type", "complex"})
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,36 @@ def tree_size(expr, limit):
         count += 1
         stack.extend(node.args)
     return count
+
+
+def free_symbols(expr, memo=None):
+    """``expr.free_symbols`` walked as a graph: a sub-expression repeated many times (the loop
+    state inside every branch of the code after an early return) is visited once.
+
+    Args:
+        expr: a SymPy expression.
+        memo: optional dict (node -> its free symbols) shared between calls.
+
+    Returns:
+        A frozenset of the symbols.
+    """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        if expr.is_Atom or _own_free_symbols(type(expr)):
+            found = frozenset(expr.free_symbols)  # a symbol, or a class with bound variables
+        else:
+            found = frozenset().union(*[free_symbols(a, memo) for a in expr.args])
+        memo[expr] = found
+    return found
+
+
+def _own_free_symbols(cls):
+    """Whether ``cls`` computes its free symbols itself (bound variables), not as its arguments'."""
+    for klass in cls.__mro__:
+        if "free_symbols" in vars(klass):
+            return klass is not sympy.Basic
+    return False
 
 
 def replaced(expr, mapping, memo=None):

@@ -22,6 +22,7 @@ import sympy
 from . import functions, rules
 from .fence import LOOP_HINT, bound_names, dotted
 from .functions import StopGradient
+from .realpower import RealPower
 from .source import read_source
 
 
@@ -200,18 +201,25 @@ class Resolver:
                       else " or ".join(map(str, rule.nargs)))
             self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                       "supported", f"pass {counts} number{'' if rule.nargs == (1,) else 's'}")
+        if rule.sympy is sympy.Abs and len(args) == 1:
+            real = self.complex_abs(args[0], node.args[0], frame)
+            if real is not None:
+                return real
         for v in args:
             undefined = _surely_undefined(v)
             if undefined is not None:  # computed from an undefined value: undefined too
                 return undefined
         if all(_constant(a) for a in args):
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
-        if rule.build is rules.power and functions.complex_power(self._with_constants(args[0]),
-                                                             args[1]):
-            return self.complex_value(*args, node, frame)  # pow(-4, y)
+        negative_base = rule.build is rules.power and functions.complex_power(
+            self._with_constants(args[0]), args[1])
+        if negative_base and _constant(self._with_constants(args[1])):
+            return self.complex_value(*args, node, frame)  # pow(-4, k) with k = 0.5: complex
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.build is rules.power and not \
                 _constant(args[1]):  # their derivatives compare them:
             args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
+        if negative_base:  # pow(-4, y): real where y is whole (math.pow raises elsewhere)
+            return RealPower(self._with_constants(args[0]), args[1])
         if rule.sympy in (sympy.Max, sympy.Min):
             args = functions.repeats_kept(args)
         try:
@@ -219,6 +227,23 @@ class Resolver:
         except (TypeError, ValueError) as exc:
             return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                              f"({str(exc).rstrip('.')})", "pass real numbers")
+
+    def complex_abs(self, value, arg_node, frame):
+        """``abs`` of a power Python may compute as a complex number, which is a real number:
+        ``abs((-4) ** 0.5)`` folded to Python's 2.0 (from the source as written: the constant is
+        complex), ``abs((-0.5) ** e)`` as ``0.5 ** e`` (Python's ``abs`` of the complex power,
+        for every e); None for any other argument."""
+        if isinstance(value, RealPower):
+            return sympy.Pow(-value.args[0], value.args[1])
+        if not value.has(functions.ComplexPower):
+            return None
+        written = self.written(arg_node, frame, None)
+        if not isinstance(written, sympy.Expr) or written.free_symbols:
+            return None
+        try:
+            return functions.number(abs(rules.Written.python_value(written)))
+        except (ArithmeticError, ValueError, TypeError):
+            return None
 
     def stopped(self, node, frame):
         """``stop_gradient(e)``: ``StopGradient(e)``, element by element for a tuple."""

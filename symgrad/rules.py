@@ -16,8 +16,9 @@ import sympy
 from mpmath.libmp import prec_to_dps
 from sympy import Function, Piecewise, S
 
-from .functions import (Copy, Expm1, Log1p, NotComputable, Round, StopGradient, Undefined, Value,
-                        fold)
+from .functions import (Copy, Expm1, Literal, Log1p, NotComputable, Round, StopGradient,
+                        Undefined, Value, as_python, fold)
+from .kept import Atan2, Exp, atan2_kept, exp_kept
 from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
 
@@ -42,8 +43,26 @@ class Written(Function):
         try:
             value = fold(cls._python(int(code)), lambda *a: None, args)
         except NotComputable as exc:  # the primal raises here
+            if exc.complex:  # (-4) ** 0.3: kept, so a truth test or == sees Python's complex
+                return None
             return Undefined(sympy.Integer(exc.kind))
         return value if value.is_Number else None
+
+    @classmethod
+    def python_value(cls, expr):
+        """A constant ``expr`` (numbers under ``Written`` operators) as Python computes it,
+        complex numbers included: ``(-4) ** 0.3`` is ``(0.76+1.05j)``, truthy, and ``abs`` of it
+        is the float 1.5157165665103982.
+
+        Raises:
+            ArithmeticError, ValueError, TypeError: where Python raises (``(-4) ** 0.5 < 1``);
+                TypeError also for a value that is neither a number nor ``Written``.
+        """
+        if isinstance(expr, Written):
+            return cls._python(int(expr.args[0]))(*[cls.python_value(a) for a in expr.args[1:]])
+        if isinstance(expr, sympy.Expr) and (expr.is_Number or isinstance(expr, Literal)):
+            return as_python(expr)
+        raise TypeError(f"not a constant written value: {expr}")
 
     @staticmethod
     def _python(code):
@@ -263,7 +282,7 @@ RULES = (
     Rule(("numpy.square",), sympy.Pow, build=lambda x: x ** 2),
     Rule(("math.sqrt", "numpy.sqrt"), sympy.Pow, build=sympy.sqrt, domain="positive"),
     # --- exponentials and logarithms ---------------------------------------------------------
-    Rule(("math.exp", "numpy.exp"), sympy.exp, math="math.exp", numpy="np.exp"),
+    Rule(("math.exp", "numpy.exp"), sympy.exp, build=exp_kept, math="math.exp", numpy="np.exp"),
     Rule(("math.log",), sympy.log, build=_log, math="math.log", numpy="np.log",
          domain="positive", nargs=(1, 2)),
     Rule(("numpy.log",), sympy.log, domain="positive"),
@@ -285,7 +304,8 @@ RULES = (
          domain="unit"),
     Rule(("math.atan", "numpy.arctan"), sympy.atan, math="math.atan", numpy="np.arctan",
          torch="torch.atan", array_api="xp.atan"),
-    Rule(("math.atan2", "numpy.arctan2"), sympy.atan2, math="math.atan2", numpy="np.arctan2",
+    Rule(("math.atan2", "numpy.arctan2"), sympy.atan2, build=atan2_kept, math="math.atan2",
+         numpy="np.arctan2",
          torch="torch.atan2", array_api="xp.atan2",
          domain="positive", nargs=(2,)),
     Rule(("math.sinh", "numpy.sinh"), sympy.sinh, math="math.sinh", numpy="np.sinh"),
@@ -395,6 +415,7 @@ for _rule in RULES:
     if _rule.math or _rule.numpy or _rule.derivative or _rule.lower:
         _BY_CLASS.setdefault(_rule.sympy, _rule)
 _BY_CLASS[LargeMax], _BY_CLASS[LargeMin] = _BY_CLASS[sympy.Max], _BY_CLASS[sympy.Min]
+_BY_CLASS[Exp], _BY_CLASS[Atan2] = _BY_CLASS[sympy.exp], _BY_CLASS[sympy.atan2]
 
 
 def rule_for_callable(obj):

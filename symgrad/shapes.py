@@ -12,7 +12,11 @@ expression: elementwise expressions broadcast their operands (NumPy's rule), arr
 (``arrays.ArrayNode``) apply their row's shape rule. While a function is read, two dimensions that
 must be equal (the inner sizes of ``X @ w``, the two sides of ``x + y``) are *unified*: a
 call-time dimension takes the other's value, a named one the size of a constant array; two
-different names given in ``shapes=`` raise.
+different names given in ``shapes=`` raise. Two size *expressions* (``x[1:]`` and ``y[1:]`` of
+call-time sizes: ``n - 1`` and ``m - 1``) unify by solving for a call-time size (``m = n``) where
+the solution is one expression, else by recording the equality (``ceiling(m/2)`` stands for
+``ceiling(n/2)`` from then on); either way the generated code checks at call time that the sizes
+are equal (``Shapes.equal``), where NumPy would raise for sizes that differ.
 """
 import sympy
 
@@ -41,6 +45,37 @@ def show(shape, labels=None):
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
+def _literals(expr):
+    """The largest magnitude of a number in ``expr`` (its breakpoints: ``Min(3, d)``, ``d/2``)."""
+    numbers = [abs(v) for a in expr.atoms(sympy.Rational) for v in (a.p, a.q)]
+    return max(numbers, default=1)
+
+
+def from_two(expr):
+    """What the size ``expr`` of one dimension symbol is for every size of it from 2 up (a
+    dimension symbol stands for a size other than 1, see the module docstring): ``("constant",
+    k)`` when it is ``k`` for all of them (``Min(2, d) - 1`` is 1: ``x[:, 1:2]``), ``("one", None)``
+    when it is 1 for all large sizes and 0 or 1 below (``x[:, 2:3]``: 1 when the slice is not
+    empty), else None. Exact: below the largest number in ``expr`` every size is evaluated, and
+    from there on SymPy resolves every ``Min``/``Max`` of ``d = K + t`` (``t >= 0``), or no claim is
+    made."""
+    symbols = [s for s in expr.free_symbols if is_dim(s)]
+    if len(symbols) != 1 or expr.free_symbols != set(symbols):
+        return None
+    d = symbols[0]
+    start = 2 * _literals(expr) + 4
+    tail = sympy.Symbol("_t", integer=True, nonnegative=True)
+    large = expr.xreplace({d: tail + start})
+    if not large.is_Integer:
+        return None
+    small = {expr.xreplace({d: sympy.Integer(k)}) for k in range(2, start)}
+    if small <= {large}:
+        return ("constant", large)
+    if large == ONE and small <= {ONE, sympy.Integer(0)}:
+        return ("one", None)
+    return None
+
+
 def size(shape):
     """The number of elements of ``shape`` (a SymPy integer expression)."""
     return sympy.Mul(*shape) if shape else ONE
@@ -59,6 +94,7 @@ class Shapes:
         self.named = set(named)
         self.subst = {}  # provisional dimension -> the dimension it was unified with
         self.labels = {}  # provisional dimension -> a symbol printing as where it is read
+        self.equal = {}  # a size expression -> the one it stands for (checked at call time)
         self._memo = {}
 
     # --- dimensions ---------------------------------------------------------------------------
@@ -68,6 +104,8 @@ class Shapes:
             d = self.subst[d]
         if not d.is_Symbol and not d.is_Number and d.free_symbols & set(self.subst):
             d = d.xreplace({s: self.dim(s) for s in d.free_symbols if s in self.subst})
+        if self.equal and not d.is_Number:
+            d = self.equal.get(d, d)
         return d
 
     def resolve(self, shape):
@@ -88,8 +126,43 @@ class Shapes:
                 self.subst[this] = other
                 self._memo.clear()
                 return other
-        raise ShapeError(f"the sizes {show((a,), self.labels)[1:-2]} and "
-                         f"{show((b,), self.labels)[1:-2]} must be equal here, and differ")
+        found = self._unify_expressions(a, b)
+        if found is not None:
+            return found
+        raise ShapeError(f"the sizes {self.text(a)} and {self.text(b)} must be equal here, "
+                         "and differ")
+
+    def _unify_expressions(self, a, b):
+        """``a == b`` for two sizes of which one is an expression (``n - 1``, ``ceiling(n/2)``):
+        a call-time size solved for (``m - 1 == n - 1``: ``m = n``), else the equality recorded
+        (``self.equal``: checked when called); None where they cannot be equal for a call (one
+        size in both, ``n - 1`` and ``n``) or both are of sizes named in ``shapes=``."""
+        free_a, free_b = a.free_symbols, b.free_symbols
+        if (free_a & free_b) or not (free_a | free_b) - self.named:
+            return None
+        for this, other in ((a, b), (b, a)):
+            for s in sorted(this.free_symbols - self.named, key=str):
+                if any(isinstance(f, (sympy.Min, sympy.Max, sympy.ceiling, sympy.floor))
+                       for f in sympy.preorder_traversal(this)):
+                    break
+                try:
+                    solved = sympy.solve(sympy.Eq(this, other), s, dict=False)
+                except NotImplementedError:
+                    solved = []
+                if len(solved) == 1 and solved[0].is_integer and s not in solved[0].free_symbols:
+                    self.subst[s] = solved[0]
+                    self._memo.clear()
+                    return self.dim(other)
+        keep, replace = (a, b) if b.free_symbols - self.named else (b, a)
+        if replace.is_Integer:
+            return None
+        self.equal[replace] = keep
+        self._memo.clear()
+        return keep
+
+    def text(self, d):
+        """One size as text, a call-time one as where it is read (``x.shape[0] - 1``)."""
+        return show((d,), self.labels)[1:-2]
 
     # --- shapes -------------------------------------------------------------------------------
     def broadcast(self, *shapes):
@@ -104,6 +177,12 @@ class Shapes:
         for axis in range(-rank, 0):
             dims = [s[axis] for s in shapes if len(s) >= -axis]
             found = ONE
+            ones = [d for d in dims if d != ONE and from_two(d) == ("one", None)]
+            if ones and len(ones) < len([d for d in dims if d != ONE]):
+                for d in ones:  # 1 when the slice is not empty (x[:, 2:3]): checked when called
+                    self.equal[d] = ONE
+                self._memo.clear()
+                dims = [ONE if d in ones else d for d in dims]
             for d in dims:
                 if d == ONE:
                     continue
@@ -151,7 +230,9 @@ class Shapes:
     def copy(self):
         """A fresh ``Shapes`` with every unification applied to the table (no pending ones)."""
         table = {s: self.resolve(shape) for s, shape in self.table.items()}
-        return Shapes(table, self.named)
+        copied = Shapes(table, self.named)
+        copied.equal = dict(self.equal)
+        return copied
 
 
 class ArrayInfo:

@@ -12,8 +12,9 @@ primal's names, printed: the generated code computes the primal's float).
 import sympy
 from sympy import S
 
-from .functions import FirstArgument, StopGradient
-from .rules import Written
+from .functions import FirstArgument, Literal, StopGradient
+from .program import _own_free_symbols
+from .rules import RULES, Written, rule_for_class
 
 
 class AsWritten(FirstArgument):
@@ -75,3 +76,126 @@ def _exact(written):
     if code in (0, 1) and args[1].is_zero or code in (2, 3) and args[1] == 1:
         return args[0]
     return Written(*written.args[:1], *args)
+
+
+def kept_as_written(value, written):
+    """``value`` computed as ``written`` where printing SymPy's form could give another float:
+    ``value`` itself when ``written`` is unknown (None) or computes the same float as SymPy's form
+    prints (``same_float``), else ``AsWritten`` (``as_written``). Array code wraps only those, so
+    the common case keeps SymPy's form (shared by the derivative lines and rewritten by them).
+
+    Args:
+        value: a SymPy expression, SymPy's form of the value.
+        written: the same value as the source computes it (``rules.Written`` operators), or None.
+
+    Returns:
+        A SymPy expression.
+    """
+    if written is None or not isinstance(value, sympy.Expr) or not isinstance(
+            written, sympy.Expr) or same_float(written, value):
+        return value
+    return as_written(value, shared(written))
+
+
+def shared(written):
+    """``written`` with each part that SymPy's form computes as the same float (``same_float``)
+    in SymPy's form: ``(x[:, None] - mu) / s`` holds SymPy's ``x[:, None] - mu``, which the
+    derivative lines use too, so the two share one line (cse) instead of computing it twice."""
+    if not isinstance(written, Written):
+        return written
+    args = [shared(a) for a in written.args[1:]]
+    written = Written(written.args[0], *args) if args != list(written.args[1:]) else written
+    if not any(isinstance(a, Written) for a in args):
+        evaluated = written.evaluated()
+        if same_float(written, evaluated):
+            return evaluated
+    return written
+
+
+def same_float(written, value):
+    """Whether SymPy's ``value``, as the printer prints it, computes the float ``written``
+    computes: the same operations on the same operands, up to the order of the two operands of
+    ``+``, ``*``, ``max`` and ``min`` (exact in float) and ``a - b`` as ``a + (-b)``. Anything
+    else (a folded constant, a sum or product of three terms reassociated, a cancellation,
+    ``Max`` flattened) is taken to differ.
+
+    Args:
+        written: a SymPy expression with ``rules.Written`` operators (the source's form).
+        value: a SymPy expression (SymPy's form).
+
+    Returns:
+        bool.
+    """
+    if isinstance(value, AsWritten):
+        return written == value.written or same_float(written, value.written)
+    if not isinstance(written, Written):
+        if isinstance(value, Literal) and written.is_Number:
+            return float(written) == value.value
+        return written == value
+    code, args = int(written.args[0]), written.args[1:]
+    if code == -1:
+        return _negated(args[0], value)
+    if code in (0, 1, 2):
+        kind = sympy.Mul if code == 2 else sympy.Add
+        if not isinstance(value, kind) or len(value.args) != 2:
+            return False
+        p, q = value.args
+        second = _negated if code == 1 else same_float
+        return (same_float(args[0], p) and second(args[1], q)) or (
+            same_float(args[0], q) and second(args[1], p))
+    if code == 3:  # a / b: 1 / B, or a coefficient 1/k printed as a division by k
+        if value.is_Pow and value.exp == -1:
+            return args[0] == 1 and same_float(args[1], value.base)
+        if not value.is_Mul or len(value.args) != 2:
+            return False
+        for p, q in (value.args, value.args[::-1]):
+            if p.is_Rational and p.p == 1 and p.q != 1:
+                return args[1] == p.q and same_float(args[0], q)
+        return False  # a / b as a * (1/b): cse may name 1/b, another float
+    if code == 4:
+        return value.is_Pow and args[1].is_Integer and args[1] > 1 and value.exp == args[1] \
+            and same_float(args[0], value.base)
+    if code >= 100:
+        rule = RULES[code - 100]
+        if rule_for_class(type(value)) is not rule or len(value.args) != len(args):
+            return False
+        if rule.sympy in (sympy.Max, sympy.Min) and len(args) == 2:
+            p, q = value.args
+            return (same_float(args[0], p) and same_float(args[1], q)) or (
+                same_float(args[0], q) and same_float(args[1], p))
+        return all(same_float(w, v) for w, v in zip(args, value.args))
+    return False
+
+
+def _negated(written, value):
+    """Whether ``value`` is ``-written`` (negation is exact): ``-1 * W`` or the negated number."""
+    if written.is_Number and value.is_Number:
+        return same_float(-written, value)
+    return value.is_Mul and len(value.args) == 2 and value.args[0] == -1 and same_float(
+        written, value.args[1])
+
+
+def printed_symbols(expr, memo=None):
+    """The symbols the printed form of ``expr`` reads: those of each ``AsWritten``'s written
+    form, not of its value (SymPy's form, differentiated, never printed): a line only that
+    value reads (``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``) is dead. Walked as a graph, as
+    ``program.free_symbols`` (a sub-expression repeated many times is visited once).
+
+    Args:
+        expr: a SymPy expression.
+        memo: optional dict (node -> its printed symbols) shared between calls.
+
+    Returns:
+        A frozenset of ``sympy.Symbol``.
+    """
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        if isinstance(expr, AsWritten):
+            found = printed_symbols(expr.written, memo)
+        elif expr.is_Atom or _own_free_symbols(type(expr)):
+            found = frozenset(expr.free_symbols)
+        else:
+            found = frozenset().union(*[printed_symbols(a, memo) for a in expr.args])
+        memo[expr] = found
+    return found

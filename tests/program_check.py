@@ -4,11 +4,12 @@
 it, at each point, with ``program_ref.reference``; it returns the ``Failure`` list and counts. The
 failure kinds (issue 6):
 
-- ``wrong``: a gradient differing from the 50-digit reference (``wrong value``: the value of
-  ``value_and_grad`` differing from the primal's);
+- ``wrong``: a gradient differing from the 50-digit reference, or a number where the value is
+  complex arbitrarily near (no real derivative: symgrad raises ``ValueError``; ``wrong value``:
+  the value of ``value_and_grad`` differing from the primal's);
 - ``crash``: any exception of a build other than symgrad's documented refusals;
 - ``refusal``: ``UnsupportedSyntaxError``/``OptionError``/``SourceUnavailableError`` on a program
-  whose primal evaluates at one of the points;
+  whose primal returns a float at one of the points (a complex value nearby included);
 - ``raises``: the gradient raises where the primal does not and the reference is finite;
 - ``nonfloat``: a result that is not a ``float``;
 - ``slow``: a build over ``SLOW`` seconds of CPU time under ``"auto"`` (the default), or one
@@ -76,6 +77,7 @@ class Counts:
     points: int = 0
     timeouts: int = 0
     mirror: int = 0
+    slowest: float = 0.0  # the most CPU seconds of one build under "auto" (grad)
 
 
 def _where(error):
@@ -107,7 +109,8 @@ def _close(got, expected, rtol):
 
 def primal_status(prog, primal, points):
     """Per point: ("ok", (value, mp value, grads)), ("skip", reason), ("raises", reason) or
-    ("complex", reason): the value is computed from a complex power (docs/conventions.md)."""
+    ("complex", reason): a float computed from a power that is complex arbitrarily near, with
+    no real derivative (docs/conventions.md, "Complex powers")."""
     out = []
     for point in points:
         try:
@@ -122,7 +125,7 @@ def primal_status(prog, primal, points):
             out.append(("ok", reference(prog, point)))
         except Skip as e:
             out.append(("skip", str(e)))
-        except ComplexValue as e:  # refused or raising, as documented: neither counts
+        except ComplexValue as e:  # a float with no real derivative: the gradient must raise
             out.append(("complex", str(e)))
         except PrimalError as e:
             raise AssertionError(f"the mirror raises {e} where the primal returns {value!r} at "
@@ -155,7 +158,7 @@ def check(prog, points, strategies=("auto",), counts=None, value_and_grad=False,
                 counts.mirror += 1
                 raise AssertionError(f"the mirror computes {data[0]!r}, the primal {actual!r} at "
                                      f"{point}:\n{text}")
-    runs = [p for p, (status, _) in zip(points, statuses) if status not in ("raises", "complex")]
+    runs = [p for p, (status, _) in zip(points, statuses) if status != "raises"]  # a float
     anywhere = runs[0] if runs else ()
     builders = [(s, symgrad.grad) for s in strategies]
     if value_and_grad:
@@ -184,9 +187,20 @@ def check(prog, points, strategies=("auto",), counts=None, value_and_grad=False,
             fail("crash", label, anywhere, "a gradient", f"{type(e).__name__}: {e}"[:300],
                  type(e).__name__, _where(e))
             continue
+        if label == "auto":
+            counts.slowest = max(counts.slowest, seconds)
         if seconds > slow and strategy == "auto":
             fail("slow", label, anywhere, f"a build under {slow} s (CPU)", f"{seconds:.1f} s (CPU)")
         for point, (status, data) in zip(points, statuses):
+            if status == "complex":  # complex arbitrarily near: a number would be wrong
+                counts.points += 1
+                try:
+                    got = gf(*point)
+                except Exception:  # noqa: BLE001 - ValueError as documented (any raise: no number)
+                    continue
+                fail("wrong", label, point, "ValueError (no real derivative: the power is "
+                     "complex arbitrarily near)", repr(got), "complex")
+                continue
             if status != "ok":
                 continue
             value, _, grads = data

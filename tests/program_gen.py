@@ -108,6 +108,9 @@ def push(c, e, domain):
         return e
     k = ("num", c.choice((0.5, 1.0, 0.25, 1.5)))
     if domain == "positive":
+        if c.chance(0.1):  # a tiny exp: SymPy's exp(-a) or exp(2a) of it would overflow
+            return ("call", "math.exp", (("bin", "-", k, ("bin", "*", ("num", 100.0),
+                                                           ("bin", "*", e, e))),))
         return c.choice((("bin", "+", ("call", "abs", (e,)), k),
                          ("bin", "+", ("bin", "*", e, e), k), ("call", "math.exp", (e,))))
     if domain == "unit":
@@ -209,8 +212,7 @@ def expr(c, sc, size):
         base = expr(c, sc, size - 1)
         r = c.integer(0, 6)
         if r == 6:  # a constant base, often negative (math.cos(2), -0.5): complex in Python to a
-            k = call(c, sc, 2, constant=True) if c.chance(0.6) else ("num", c.choice((-0.5, -4)))
-            return ("bin", "**", k, c.choice((("num", 0.3), expr(c, sc, 2))))  # fractional power
+            return negative_power(c, sc)  # fractional power, real to a whole one
         if r <= 2:
             return ("bin", "**", base, ("num", c.choice((2, 3, -1, 0, 2.0, -2))))
         if r == 3:
@@ -246,6 +248,42 @@ def expr(c, sc, size):
     return ("hcall", hname, tuple(expr(c, sc, max(1, size // 3)) for _ in range(arity)))
 
 
+def whole_sometimes(c, sc):
+    """An exponent whole for many inputs, constant near them or not: ``math.floor(a) * b``,
+    ``-(a - 1.0)``, ``3.0 if c else b``, ``min(a, 1, b)``, ``t // 1``."""
+    a, b = leaf(c, sc), leaf(c, sc)
+    r = c.integer(0, 4)
+    if r == 0:
+        return ("bin", "*", ("call", "math.floor", (a,)), b)
+    if r == 1:
+        return ("neg", ("bin", "-", a, ("num", 1.0)))
+    if r == 2:
+        return ("ifexp", cond(c, sc, 2), ("num", c.choice((3.0, 2, 0.0))), b)
+    if r == 3:
+        return ("call", "min", (a, ("num", 1), b))
+    return ("bin", "//", a, ("num", 1))
+
+
+def negative_power(c, sc):
+    """A negative constant base (``math.cos(2)``, ``math.floor(-0.5)``, -0.5) to a varying or
+    fractional power (Python: real where the exponent is whole, complex elsewhere), maybe under
+    ``abs`` (a float), negated, or stopped (docs/conventions.md, "Complex powers")."""
+    k = call(c, sc, 2, constant=True) if c.chance(0.5) else c.choice((
+        ("num", -0.5), ("num", -4), ("call", "math.floor", (("num", -0.5),)),
+        ("call", "math.tanh", (("num", -0.5),))))
+    r = c.integer(0, 3)
+    exponent = ("num", 0.3) if r == 0 else expr(c, sc, 2) if r == 1 else whole_sometimes(c, sc)
+    power = ("bin", "**", k, exponent)
+    r = c.integer(0, 5)
+    if r == 0:
+        return ("call", "abs", (power,))
+    if r == 1:
+        return ("neg", power)
+    if r == 2:
+        return ("sg", power)
+    return power
+
+
 def side(c, sc, size):
     """One side of a comparison: a name, a constant, an offset or a small expression."""
     r = c.integer(0, 6)
@@ -273,7 +311,10 @@ def cond(c, sc, size):
         if c.chance(0.6):  # mostly a name assigned in the function (t = 1.0 - y; if t:)
             return ("truth", ("var", c.choice(sc.names[-2:] if c.chance(0.6) else sc.names)))
         return ("truth", expr(c, sc, size))
-    if kind == "const_truth":
+    if kind == "const_truth":  # math.expm1(1.0); a complex constant: (-4) ** 0.3 is truthy
+        if c.chance(0.3):
+            k = ("bin", "**", ("num", c.choice((-4, -0.5))), ("num", c.choice((0.3, 0.5))))
+            return ("truth", c.choice((k, ("bin", "-", k, k), ("sg", k))))
         return ("truth", call(c, sc, size, constant=True))
     if kind == "bool":
         return ("bool", c.chance(0.5))

@@ -41,25 +41,36 @@ class PrimalError(Exception):
 
 
 class ComplexValue(Exception):
-    """The returned value was computed from a power Python computes as a complex number (a
-    negative base to a fractional power, or a negative constant base to a varying exponent):
-    outside symgrad's real values, refused or raising (docs/conventions.md, "Complex powers")."""
+    """No real derivative here: the value is computed from a power Python computes as a complex
+    number arbitrarily near the point (a negative constant base to an exponent that moves), so
+    symgrad's gradient raises ``ValueError`` here (docs/conventions.md, "Complex powers")."""
 
 
 @dataclass(frozen=True)
 class Value:
-    """``f``: the Python number the primal computes; ``m``: its mpmath value; ``varies``: False
-    when the value cannot depend on the parameters (literals, loop indices, stop_gradient)."""
+    """``f``: the Python number the primal computes; ``m``: its mpmath value (an ``mpc`` where
+    it is complex: a negative constant base to a varying or fractional power, ``(-0.5) ** u``);
+    ``varies``: False when the value cannot depend on the parameters (literals, loop indices,
+    stop_gradient); ``complex``: ``f`` is a Python complex number."""
 
     f: object
     m: object
     varies: bool
-    complex: bool = False  # computed from a complex power (its m is None)
+    complex: bool = False
 
 
-def _checked(f, m, varies, complex_=False):
-    if complex_ or isinstance(f, complex):
-        return Value(f, None, varies, True)
+def _tidy(m):
+    """An ``mpc`` with no imaginary part as the ``mpf`` it is."""
+    return m.real if isinstance(m, mpmath.mpc) and m.imag == 0 else m
+
+
+def _complex_capable(*values):
+    return any(v.complex or isinstance(v.m, mpmath.mpc) for v in values)
+
+
+def _checked(f, m, varies):
+    if isinstance(f, complex):
+        return Value(f, mpmath.mpc(f) if not varies or m is None else m, varies, True)
     if isinstance(f, bool) or not isinstance(f, (int, float)):
         raise PrimalError(f"the primal computes {f!r}")
     if isinstance(f, float) and not math.isfinite(f):
@@ -68,6 +79,7 @@ def _checked(f, m, varies, complex_=False):
         raise PrimalError("a huge int")
     if not varies:
         m = mpmath.mpf(f)  # a constant is what Python computes (e.g. math.log1p(0.5) in float)
+    m = _tidy(m)
     if abs(m) > HUGE:
         raise Skip("huge")
     return Value(f, m, varies)
@@ -96,10 +108,15 @@ BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a 
 def _binary(op, a, b):
     f = _python(BINARY[op], a.f, b.f)
     varies = a.varies or b.varies
-    if a.complex or b.complex or (op == "**" and not a.varies and a.f < 0 and b.varies):
-        return _checked(f, None, varies, True)  # (-4) ** y: real at whole y, no derivative
     if not varies:
         return _checked(f, None, False)
+    if _complex_capable(a, b) or (op == "**" and not a.varies and a.f < 0 and b.varies):
+        # (-4) ** y: real at whole y, complex elsewhere (so is its derivative where y moves)
+        if op in ("//", "%"):  # Python raised on a complex operand: real here
+            m = mpmath.mpf(f) if op == "//" else a.m - b.m * mpmath.mpf(a.f // b.f)
+        else:
+            m = mpmath.power(a.m, b.m) if op == "**" else BINARY[op](a.m, b.m)
+        return _checked(f, m, True)
     if op in "+-*":
         m = BINARY[op](a.m, b.m)
     elif op == "/":
@@ -131,7 +148,13 @@ def _power(a, b):
 
 
 def _unary_m(name, args):
-    """The mpmath value of RULES function ``name`` (a spelling's last part) at ``args`` (mpf)."""
+    """The mpmath value of RULES function ``name`` (a spelling's last part) at ``args`` (mpf;
+    an ``mpc`` argument, near a complex power, gives an ``mpc`` or a non-real marker)."""
+    if any(isinstance(a, mpmath.mpc) for a in args):
+        try:
+            return _TABLE[name](*args) if name in _TABLE else getattr(mpmath, name)(*args)
+        except (TypeError, ValueError, AttributeError):
+            return mpmath.mpc(0, 1)  # no real value near the point
     x = args[0]
     if name in ("sqrt",) and x < SINGULAR:
         raise Skip("sqrt near 0")
@@ -156,13 +179,15 @@ def _unary_m(name, args):
         if mpmath.hypot(*args) < SINGULAR:
             raise Skip("hypot at 0")
         return mpmath.hypot(*args)
-    table = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
-             "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
-             "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
-             "expm1": mpmath.expm1, "sqrt": mpmath.sqrt}
-    if name in table:
-        return table[name](*args)
+    if name in _TABLE:
+        return _TABLE[name](*args)
     return getattr(mpmath, name)(*args)  # sin cos tan asin ... erf erfc
+
+
+_TABLE = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
+          "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
+          "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
+          "expm1": mpmath.expm1, "sqrt": mpmath.sqrt}
 
 
 class Run:
@@ -186,7 +211,7 @@ class Run:
             return _binary(e[1], self.expr(e[2], env), self.expr(e[3], env))
         if tag == "neg":
             a = self.expr(e[1], env)
-            return _checked(-a.f, None if a.complex else -a.m, a.varies, a.complex)
+            return _checked(-a.f, -a.m, a.varies)
         if tag == "sg":
             a = self.expr(e[1], env)
             if self.frozen is None:
@@ -211,11 +236,12 @@ class Run:
         function = getattr(math, name) if module else getattr(builtins, name)
         f = _python(function, *[a.f for a in args])
         varies = any(a.varies for a in args)
-        if any(a.complex for a in args) or (name == "pow" and not args[0].varies
-                                            and args[0].f < 0 and args[1].varies):
-            return _checked(f, None, varies, True)  # abs(complex) is a float
         if not varies:
             return _checked(f, None, False)
+        if name == "pow" and not args[0].varies and not args[0].complex and args[0].f < 0:
+            return _checked(f, mpmath.power(args[0].m, args[1].m), True)  # pow(-2, t)
+        if _complex_capable(*args) and name not in ("max", "min", "floor", "ceil", "round"):
+            return _checked(f, _unary_m(name, [a.m for a in args]), True)  # abs(complex): real
         if name in ("max", "min"):
             tied = [a.m for a in args if a.f == f]  # the float winner, or the arguments tied
             return _checked(f, mpmath.fsum(tied) / len(tied), True)  # in float share equally
@@ -309,7 +335,8 @@ def reference(prog, point):
 
     Raises:
         PrimalError: the primal raises (or returns no real number) at ``point``.
-        ComplexValue: the value is computed from a complex power (outside the real values).
+        ComplexValue: the value is real here but complex arbitrarily near (a negative constant
+            base to an exponent that moves): no real derivative, the gradient raises.
         Skip: the point is within KINK of a kink or SINGULAR of a singularity.
     """
     params = prog[1]
@@ -318,7 +345,7 @@ def reference(prog, point):
         run = Run(prog)
         value = run.program(base)
         if value.complex:
-            raise ComplexValue(f"the value {value.f!r} is computed from a complex power")
+            raise PrimalError(f"the primal computes the complex number {value.f!r}")
         grads = []
         for name in params:
             sides = []
@@ -326,5 +353,9 @@ def reference(prog, point):
                 shifted = dict(base)
                 shifted[name] = (base[name][0], base[name][1] + sign * STEP)
                 sides.append(Run(prog, run.stopped).program(shifted).m)
-            grads.append((sides[0] - sides[1]) / (2 * STEP))
-        return value.f, value.m, grads
+            grad = _tidy((sides[0] - sides[1]) / (2 * STEP))
+            if isinstance(grad, mpmath.mpc):
+                raise ComplexValue(f"the derivative in {name} is complex ({grad}): the value "
+                                   "is a complex power arbitrarily near")
+            grads.append(grad)
+        return value.f, value.m.real if isinstance(value.m, mpmath.mpc) else value.m, grads

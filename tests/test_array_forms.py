@@ -216,9 +216,6 @@ def _maximum_of_reordered_products(X, v):
     return np.sum(np.maximum((X * v) * (X + v), np.maximum(X, X * X[::-1])) ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 8, F18): a np.maximum tie test compares "
-                   "SymPy's reordered product (X * (X + v)) * v, another float than the "
-                   "primal's (X * v) * (X + v), so the winner's derivative is dropped")
 def test_maximum_tie_tests_compare_the_primal_float_of_a_reordered_product():
     rng = np.random.default_rng(2)
     gf = symgrad.grad(_maximum_of_reordered_products, wrt=("X", "v"))

@@ -1,5 +1,11 @@
 """Random array programs from the supported operations, each gradient against central differences
-along a random direction (float64), at two sizes from one build."""
+along a random direction (float64), at two sizes from one build; branches on conditions through
+intermediate names (decided on the primal's float: against the differences of the branch the
+primal takes); value_and_grad's value against the primal's, bit for bit.
+
+The operations include float cancellations (``u / 3.0 * 3.0 - u``, ``(u + 1e16) - 1e16``, SymPy
+folds them), products whose factors SymPy reorders inside ``np.maximum``/``np.minimum`` (the tie
+tests must compare the primal's product) and one product in two orders."""
 import importlib.util
 import pathlib
 import tempfile
@@ -24,12 +30,17 @@ UNARY = [
     "np.einsum('ij,ik->jk', {}, X)[:1] + X", "np.reshape({}, (-1,))[::-1].reshape(X.shape)",
     "({}).sum(axis=1, keepdims=True) * v",
     "np.linalg.solve(3.0 * np.eye(4) + ({0}).T @ ({0}) / 10.0, ({0}).T).T",
+    "({0}) / 3.0 * 3.0 - ({0}) + X", "np.maximum((({0}) * v) * (({0}) + v), X)",
+    "np.minimum(X * v * ({}), 0.5)",
 ]
 if importlib.util.find_spec("scipy") is not None:
     UNARY += ["scipy.special.expit({})", "scipy.special.logsumexp({0}, axis=1, keepdims=True) - {0}",
               "scipy.special.erf({}) * v"]
 BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)",
-          "np.maximum({}, {})"]
+          "np.maximum({}, {})", "np.minimum(({0}) * ({1}) * v, ({0}) * (({1}) * v))",
+          "np.maximum(({0}) * v * ({1}), ({1}) * 0.5)"]
+FLOAT_UNARY = ["(({}) + 1e16) - 1e16", "({}) * 0.1 * 3.0", "({0}) / 3.0 * 3.0 - ({0})"]
+"""Float effects SymPy folds, whose float derivative is not SymPy's (values only)."""
 OUTPUTS = ["np.sum({})", "np.mean(({}) ** 2)", "np.sum(({}) @ v)", "np.sum(np.sum({}, axis=1) * "
            "np.arange(1.0, X.shape[0] + 1.0))", "np.max(np.sum({}, axis=1))"]
 
@@ -40,6 +51,20 @@ matrices = st.recursive(
         st.tuples(st.sampled_from(BINARY), inner, inner).map(lambda t: t[0].format(t[1], t[2]))),
     max_leaves=4)
 programs = st.tuples(st.sampled_from(OUTPUTS), matrices).map(lambda t: t[0].format(t[1]))
+float_matrices = st.recursive(
+    st.sampled_from(LEAVES),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(UNARY + FLOAT_UNARY), inner).map(
+            lambda t: t[0].format(t[1])),
+        st.tuples(st.sampled_from(BINARY), inner, inner).map(lambda t: t[0].format(t[1], t[2]))),
+    max_leaves=4)
+CONDITIONS = ["np.max(u / 3.0 * 3.0 - u)", "np.min((u * v) * (u + v) - u * (u + v) * v)",
+              "np.sum(u) / 3.0 * 3.0 - np.sum(u)", "np.mean(u * 0.1 * 3.0) - np.mean(u * 0.3)",
+              "np.sum(u)"]
+"""Numbers bound to a name, then compared: float noise (1e-17, of either sign or 0) that SymPy
+folds to 0 or to another float, and a plain sum."""
+branched = st.tuples(matrices, st.sampled_from(CONDITIONS), st.sampled_from(OUTPUTS),
+                     st.sampled_from(OUTPUTS))
 
 
 def directional(f, gf, X, v, rng, h=1e-6):
@@ -51,11 +76,32 @@ def directional(f, gf, X, v, rng, h=1e-6):
     return abs(exact - numeric) / max(1.0, abs(exact))
 
 
-def program_module(body, name):
-    """A module file holding ``def f(X, v): return <body>`` (importing what the body calls)."""
-    header = "import numpy as np\nimport scipy.special\n" if "scipy" in body else \
-        "import numpy as np\n"
-    return load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n    return {body}\n", name)
+def program_module(body, name, header_body=""):
+    """A module file holding ``def f(X, v): return <body>`` (importing what the body calls), the
+    lines ``header_body`` (indented) before the ``return``."""
+    header = "import numpy as np\nimport scipy.special\n" if "scipy" in body + header_body \
+        else "import numpy as np\n"
+    return load_module(DIRECTORY, f"{header}\n\ndef f(X, v):\n{header_body}    return {body}\n",
+                       name)
+
+
+def branched_module(matrix, condition, out1, out2):
+    """``f``: ``u = matrix``, ``c = condition`` (a name), ``if c > 0.0: return out1(u)``,
+    else ``out2(u)``; ``f1``/``f2`` return either branch, ``cond`` the test (the primal's)."""
+    header = "import numpy as np\nimport scipy.special\n" if "scipy" in matrix + out1 + out2 \
+        else "import numpy as np\n"
+    first, second = out1.format("u"), out2.format("u")
+    source = (f"{header}\n\ndef f(X, v):\n    u = {matrix}\n    c = {condition}\n"
+              f"    if c > 0.0:\n        return {first}\n    return {second}\n\n\n"
+              f"def f1(X, v):\n    u = {matrix}\n    return {first}\n\n\n"
+              f"def f2(X, v):\n    u = {matrix}\n    return {second}\n\n\n"
+              f"def cond(X, v):\n    u = {matrix}\n    c = {condition}\n    return c > 0.0\n")
+    return load_module(DIRECTORY, source, "array_branch")
+
+
+def exact(value, primal):
+    """``value == primal`` bit for bit (both nan counts as equal)."""
+    return value == primal or (np.isnan(value) and np.isnan(primal))
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None,
@@ -90,9 +136,8 @@ def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, s
         again, (gX2, gv2) = vg(X, v)
         primal = module.f(X0, v0)
     assert np.array_equal(X, X0) and np.array_equal(v, v0), (body, vg.source)
-    # np.mean's value is printed as sum * (1 / size): a rounding from NumPy's, so not `==` here
-    # (tests/test_array_buffers.py holds the workloads' values to the primal's floats exactly)
-    assert np.isclose(value, primal, rtol=1e-12, atol=0.0, equal_nan=True), (body, vg.source)
+    assert exact(value, primal) or "logsumexp" in body and np.isclose(  # its own formula
+        value, primal, rtol=1e-12, atol=0.0), (body, vg.source)
     assert again == value or np.isnan(value)
     assert np.array_equal(gX, gX2, equal_nan=True) and np.array_equal(gv, gv2, equal_nan=True)
     for g in (gX, gv):
@@ -104,3 +149,46 @@ def test_random_array_programs_in_place_keep_inputs_and_the_primal_value(body, s
     with np.errstate(all="ignore"):
         vg(square, row)
     assert np.array_equal(square, kept), (body, vg.source)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(branched, st.integers(0, 2 ** 32 - 1))
+def test_conditions_through_names_take_the_primal_branch(program, seed):
+    """A number bound to a name and then compared decides the branch as the primal does (its
+    float, not SymPy's folded form): the gradient is the central difference of the branch the
+    primal takes at that point, and the value is the primal's bit for bit."""
+    module = branched_module(*program)
+    gf = symgrad.value_and_grad(module.f, wrt=("X", "v"))
+    rng = np.random.default_rng(seed)
+    for n in (3, 5):
+        X, v = rng.uniform(-1.0, 1.0, (n, 4)), rng.uniform(-1.0, 1.0, 4)
+        with np.errstate(all="ignore"):
+            taken = module.f1 if module.cond(X, v) else module.f2
+            value, gradient = gf(X, v)
+            assert exact(value, module.f(X, v)) or "logsumexp" in str(program), (
+                program, gf.source)
+            error = directional(taken, lambda X, v: gradient, X, v, rng)
+        assert error < 1e-5, (program, gf.source)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OUTPUTS), float_matrices, st.booleans(), st.integers(0, 2 ** 32 - 1))
+def test_values_with_float_cancellations_are_the_primal_bit_for_bit(output, matrix, named, seed):
+    """value_and_grad's value is the primal's float where SymPy would fold (``(u + 1e16) -
+    1e16`` is ``u`` to SymPy, 0.0 or 2.0 in float; ``u * 0.1 * 3.0`` is ``0.30000000000000004 *
+    u``), the matrix inline or bound to a name; the gradient has its parameters' shapes."""
+    if named:
+        module = program_module(output.format("u"), "array_float_value", f"    u = {matrix}\n")
+    else:
+        module = program_module(output.format(matrix), "array_float_value")
+    vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
+    rng = np.random.default_rng(seed)
+    X, v = rng.uniform(-1.0, 1.0, (5, 4)), rng.uniform(-1.0, 1.0, 4)
+    with np.errstate(all="ignore"):
+        value, (gX, gv) = vg(X, v)
+        primal = module.f(X, v)
+    assert gX.shape == X.shape and gv.shape == v.shape
+    assert exact(value, primal) or "logsumexp" in matrix and np.isclose(
+        value, primal, rtol=1e-12, atol=0.0), (matrix, vg.source)

@@ -23,6 +23,8 @@ import array_workloads as aw  # noqa: E402
 
 ROWS, CHUNKS = 10**6, 10
 INDEX = np.array([0, 2, 0])
+PERMUTED = np.array([3, 0, 2])  # each row at most once
+WRAPPED = np.array([0, -3])  # row 0 twice (of 3 rows)
 
 
 class Computed(AssertionError):
@@ -113,6 +115,82 @@ def test_any_one_argument_may_be_the_dask_one(key):
             mixed[k] = da.from_array(a, chunks=tuple(-(-n // 2) for n in a.shape))
             got = lazily(g, *mixed)
             assert aw.max_rel_err(dask.compute(*got), want) <= 1e-12
+
+
+# --- one specialisation per library kind ------------------------------------------------------
+DASK_PROLOGUE = ("__array_function__", "compute_chunk_sizes", "isinstance(")
+
+
+@pytest.mark.parametrize("key", sorted(aw.WORKLOADS))
+def test_numpy_and_dask_calls_get_specialisations_of_their_own_with_equal_numbers(key):
+    """The same gradient object called with NumPy and then with Dask arguments: two builds of
+    one pattern, the NumPy one plain (no Dask prologue: one np.asarray line per parameter, no
+    unknown-size test, a scalar result a float), the lazy one lazy; equal numbers; each later
+    call (NumPy, Dask, NumPy at the same shapes) goes to its own."""
+    wl = aw.WORKLOADS[key]
+    args = aw.make_args(key, "small")
+    rows = max(np.shape(a)[0] for a in args if np.ndim(a))
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
+    want = g(*args)
+    plain = g.source
+    got = lazily(g, *[chunked(a, rows) for a in args])
+    assert_agrees(got, want if isinstance(want, tuple) else (want,))
+    assert {library for library, _ in g.specialisations.by_pattern} == {"numpy", "lazy"}
+    assert len(g.specialisations.by_pattern) == 2
+    lazy = g.specialisation("lazy").source
+    assert g.source == plain == g.specialisation("numpy").source  # .source: the NumPy one
+    assert not any(text in plain for text in DASK_PROLOGUE), plain
+    assert "__array_function__" in lazy and ".astype(float)" in lazy, lazy
+    for p in aw.param_names(wl.f):
+        assert f"    {p} = np.asarray({p}, dtype=float)\n" in plain
+    again = g(*args)
+    for a, b in zip(again if isinstance(again, tuple) else (again,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert type(a) is type(b) and np.array_equal(a, b)
+    assert all(isinstance(r, da.Array) for r in lazily(g, *[chunked(a, rows) for a in args]))
+
+
+def test_a_scalar_result_is_a_plain_float_in_numpy_code_and_lazy_in_dask_code():
+    wl = aw.WORKLOADS["A1"]
+    w, b, X, y = aw.make_args("A1", "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"])
+    assert "    dleast_squares_db = float(" in g.source
+    dw, db = g(w, b, X, y)
+    assert type(db) is float
+    lazy_dw, lazy_db = lazily(g, w, b, da.from_array(X, chunks=(100, 10)),
+                              da.from_array(y, chunks=100))
+    assert isinstance(lazy_db, da.Array) and lazy_db.shape == ()
+    assert abs(float(lazy_db.compute()) - db) <= 1e-12 * abs(db)
+    assert "    if (isinstance(dleast_squares_db, np.ndarray)" in g.specialisation("lazy").source
+
+
+def test_without_shapes_each_library_is_built_at_its_first_call():
+    """No shapes=: the pattern is read once, at the NumPy call; the Dask call of the same pattern
+    builds the lazy specialisation from that reading."""
+    def centred_square(X):
+        return np.sum((X - np.mean(X, axis=0)) ** 2) / X.shape[0]
+
+    g = symgrad.grad(centred_square)
+    X = np.random.default_rng(3).standard_normal((40, 3))
+    want = g(X)
+    (got,) = lazily(g, da.from_array(X, chunks=(10, 3)))
+    np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+    np.testing.assert_allclose(want, 2.0 * (X - X.mean(axis=0)) / 40, rtol=1e-12)
+    assert sorted(library for library, _ in g.specialisations.by_pattern) == ["lazy", "numpy"]
+    assert len(g.specialisations.programs) == 1
+    assert "__array_function__" not in g.source
+
+
+def test_the_lazy_specialisation_of_numpy_arguments_gives_the_same_numbers():
+    """What export writes for Dask users on request (``g.specialisation("lazy")``) still takes
+    NumPy arrays: it converts them as the NumPy code does."""
+    wl = aw.WORKLOADS["A6"]
+    args = aw.make_args("A6", "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A6"])
+    lazy = g.specialisation("lazy")
+    assert aw.max_rel_err(lazy(*args), g(*args)) <= 1e-12
+    with pytest.raises(symgrad.OptionError, match="library must be one of"):
+        g.specialisation("dask")
 
 
 # --- more rows of the array table ----------------------------------------------------------------
@@ -229,13 +307,72 @@ def gather(E):
 
 
 def test_a_scatter_through_an_index_array_is_a_type_error_on_dask_never_a_number():
-    """A known limit (docs/backends.md): np.add.at has no Dask form."""
+    """A known limit (docs/backends.md): np.add.at has no Dask form; INDEX repeats row 0."""
     g = symgrad.grad(gather, wrt=["E"], shapes={"E": ("n", "d")})
     with pytest.raises(TypeError, match="'at'"):
         lazily(g, da.ones((10, 3), chunks=5))
+
+
+def gather_distinct(E):
+    return np.sum(E[PERMUTED] ** 2)
+
+
+def gather_wrapped(E):
+    return np.sum(E[WRAPPED] ** 2)
+
+
+def test_a_scatter_through_distinct_indices_is_lazy_on_dask():
+    """Rows picked at most once: ``z[PERMUTED] = g`` (no accumulation: the same numbers as
+    np.add.at), which Dask runs lazily. By hand: 2 E on rows 3, 0, 2 and 0 on row 1."""
+    g = symgrad.grad(gather_distinct, wrt=["E"], shapes={"E": ("n", "d")})
+    assert "np.add.at" not in g.source
+    E = np.arange(12.0).reshape(4, 3)
+    want = 2.0 * E * np.array([[1.0], [0.0], [1.0], [1.0]])
+    np.testing.assert_array_equal(g(E)[0], want)
+    (got,) = lazily(g, da.from_array(E, chunks=(2, 3)))
+    assert isinstance(got, da.Array)
+    np.testing.assert_array_equal(got.compute(), want)
+
+
+def test_a_negative_index_is_one_element_with_its_positive_twin():
+    """WRAPPED picks row 0 as 0 and as -3: it accumulates (np.add.at), 2 * 2 E[0] by hand."""
+    g = symgrad.grad(gather_wrapped, wrt=["E"], shapes={"E": ("n", "d")})
+    assert "np.add.at" in g.source
+    E = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(g(E)[0], 4.0 * E * np.array([[1.0], [0.0], [0.0]]))
+
+
+def test_array_api_takes_numpy_and_dask_arguments_mixed():
+    """A1 with w a NumPy array and X, y Dask arrays through the Array API: the NumPy ones are
+    converted to Dask (``xp.asarray``), lazily; the numbers of the NumPy gradient."""
+    pytest.importorskip("array_api_compat", reason="pip install -e '.[array-api]'")
+    wl = aw.WORKLOADS["A1"]
+    args = aw.make_args("A1", "small")
+    g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"], backend="array_api")
+    want = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"])(*args)
+    assert_agrees(lazily(g, *[chunked(a, 1000) for a in args]), want)
 
 
 def test_importing_symgrad_imports_no_dask():
     code = "import sys, symgrad; print(sorted(m for m in sys.modules if m.split('.')[0] == 'dask'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_source_follows_the_latest_pattern_called_whatever_its_library():
+    """.source is the NumPy code of the latest pattern called, also after calls by keyword or with
+    Dask arguments of another pattern (built then for NumPy when .source is read)."""
+    def scaled(x, s):
+        return np.sum(np.exp(x * s))
+
+    g = symgrad.grad(scaled, wrt="x")
+    x = np.linspace(-1.0, 1.0, 6)
+    g(x, 0.5)                                      # s a number
+    assert "s = np.asarray(s, dtype=float)" in g.source and "s.shape" not in g.source
+    g(x=x, s=np.full(6, 0.5))                      # s an array, by keyword
+    assert "s.shape[0]" in g.source
+    g(x, 0.5)                                      # back to the first pattern, positionally
+    assert "s.shape" not in g.source
+    (got,) = lazily(g, da.from_array(x, chunks=3), np.full(6, 0.5))  # Dask, the array pattern
+    np.testing.assert_allclose(got.compute(), 0.5 * np.exp(0.5 * x), rtol=1e-12)
+    assert "s.shape[0]" in g.source and "__array_function__" not in g.source

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 import program_check
 import program_gen
 import symgrad
-from program_ref import Skip, reference
+from program_ref import ComplexValue, Skip, reference
 from program_source import walk
 
 
@@ -92,6 +92,16 @@ def _features(prog):
             if node[1] == "**" and node[2][0] in ("num", "call") and all(
                     a[0] == "num" for a in ([node[2]] if node[2][0] == "num" else node[2][2])):
                 found.add("power of a constant")  # math.cos(2) ** t: complex in Python
+                exponent = node[3]
+                if exponent[0] in ("ifexp", "neg") or exponent[0] == "call" and exponent[1] in (
+                        "min", "math.floor") or exponent[0] == "bin" and exponent[1] in "*//" \
+                        and exponent[2][0] == "call":
+                    found.add("exponent whole somewhere")  # (-0.5) ** (math.floor(a) * b)
+                if exponent == ("num", 0.3) or exponent == ("num", 0.5):
+                    found.add("complex constant")
+            if node[1] == "-" and node[2][0] == "num" and node[3][0] == "bin" and \
+                    node[3][1] == "*" and node[3][2] == ("num", 100.0):
+                found.add("tiny exp")  # math.exp(0.5 - 100.0 * (e * e))
             if node[3][0] == "num" or node[2][0] == "num":
                 found.add("offset")
         elif tag == "neg" and node[1][0] == "bin" and node[1][1] in "+-":
@@ -102,6 +112,9 @@ def _features(prog):
                 found.add("comparison with offset")
         elif tag == "truth" and node[1][0] == "var":
             found.add("truth of a variable")
+        elif tag == "truth" and any(n[0] == "bin" and n[1] == "**" and n[3] in (
+                ("num", 0.3), ("num", 0.5)) for n in walk(node[1])):
+            found.add("truth of a complex constant")  # if (-4) ** 0.3: (truthy)
         elif tag == "aug":
             found.add("aug " + node[2])
         elif tag == "if" and node[3] and node[3][0][0] == "if":
@@ -122,7 +135,8 @@ def test_the_grammar_reaches_every_construct():
               "comparison with offset", "truth of a variable", "elif", "early return",
               "undefined tail", "ifexp", "and", "or", "not", "for", "aug +", "aug *", "unpack",
               "hcall", "sg", "%", "//", "**", "pow", "round", "math.floor", "math.ceil",
-              "power of a constant"}
+              "power of a constant", "exponent whole somewhere", "complex constant",
+              "truth of a complex constant", "tiny exp"}
     wanted |= {("arity", n) for n in range(2, 9)}
     for spellings, _, _ in program_gen.FUNCTIONS:
         wanted.add(spellings[0] if spellings[0] in seen else spellings[-1])
@@ -214,3 +228,32 @@ def test_the_checker_reports_each_kind(monkeypatch, builder, kind):
 
 def _raise(error):
     raise error
+
+
+def test_reference_of_complex_powers_follows_the_convention():
+    """docs/conventions.md, "Complex powers": real where the exponent is whole and constant near
+    the point (a real gradient); no real derivative where it moves (ComplexValue: the gradient
+    must raise); abs of a complex power is a float with a real derivative."""
+    a, b, u, e = ("var", "a"), ("var", "b"), ("var", "u"), ("var", "e")
+    parity = ("program", ("a", "b"), (), (("return", ("bin", "**", (
+        "call", "math.floor", (("num", -0.5),)), ("bin", "*", ("call", "math.floor", (a,)), b))),))
+    assert _grads(parity, (0.5, 2.5)) == (1.0, [0.0, 0.0])
+    with pytest.raises(ComplexValue):
+        reference(parity, (1.5, 2.0))  # real here (1.0), complex for b near 2.0
+    modulus = ("program", ("u", "e"), (), (("return", ("bin", "*", ("call", "abs", (
+        ("bin", "**", ("num", -0.5), e),)), u)),))
+    value, grads = _grads(modulus, (1.0, 0.3))
+    assert value == abs((-0.5) ** 0.3)
+    assert grads == pytest.approx([0.5 ** 0.3, math.log(0.5) * 0.5 ** 0.3], rel=1e-14)
+    truth = ("program", ("u",), (), (  # a = -(-0.5) ** u; if a: return 0.5 * u; return a
+        ("assign", "q", ("neg", ("bin", "**", ("num", -0.5), u))),
+        ("if", ("truth", ("var", "q")), (("return", ("bin", "*", ("num", 0.5), u)),), ()),
+        ("return", ("var", "q"))))
+    assert _grads(truth, (1.5,)) == (0.75, [0.5])  # a complex number is truthy
+
+
+def test_the_checker_wants_a_raise_where_there_is_no_real_derivative(monkeypatch):
+    power = ("program", ("x",), (), (("return", ("bin", "**", ("num", -0.5), ("var", "x"))),))
+    assert program_check.check(power, [(2.0,)], ("auto",)) == []  # symgrad raises ValueError
+    monkeypatch.setattr(symgrad, "grad", lambda f, strategy: (lambda x: 0.0))
+    assert [f.kind for f in program_check.check(power, [(2.0,)], ("auto",))] == ["wrong"]

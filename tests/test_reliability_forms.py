@@ -58,6 +58,10 @@ class _Dual:
         return self._combine(other, lambda a, b: a / b, lambda a, b: 1.0 / b,
                              lambda a, b: -a / (b * b))
 
+    def __pow__(self, exponent):  # a constant exponent
+        return _Dual(self.value ** exponent, (exponent * self.value ** (exponent - 1) * g
+                                               for g in self.grad))
+
     def __neg__(self):
         return _Dual(-self.value, (-g for g in self.grad))
 

@@ -6,7 +6,8 @@ Not collected by pytest; run by hand:
                                             [--threads 1] [--source]
 
 Prints, per workload and size and all in one process: the build time (source → compiled gradient,
-with ``shapes=`` so no call is timed with it; one build serves both sizes), the per-call time of
+with ``shapes=`` so no call is timed with it; one build serves both sizes; the one-time import of
+SymPy and symgrad's pipeline is timed apart, first, and printed in the header), the per-call time of
 the primal, of symgrad's gradient (called through the ``GradientFunction``, as a user calls it) and
 of the hand-written gradient, grad/hand, and the peak memory (tracemalloc, which sees NumPy's
 buffers) of one call of symgrad's gradient against one of the hand-written one, with their ratio.
@@ -104,10 +105,15 @@ def main():
     import array_workloads as workloads
     import symgrad
 
+    start = time.perf_counter()  # once per process, whatever is built first: not a build
+    import symgrad.adjoint  # noqa: F401 - the pipeline a build imports (SymPy with it)
+    import symgrad.array_frontend  # noqa: F401
+    imports = time.perf_counter() - start
     keys = options.only.split(",") if options.only else list(workloads.WORKLOADS)
     sizes = options.sizes.split(",")
     print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, symgrad "
-          f"{symgrad.__version__}; {blas_text(numpy)}; best of {options.repeat} rounds")
+          f"{symgrad.__version__}; {blas_text(numpy)}; best of {options.repeat} rounds; "
+          f"importing SymPy and the pipeline {imports:.2f} s")
     header = (f"{'':3} {'size':5} {'build s':>7} {'primal':>9} {'grad':>9} {'hand':>9} "
               f"{'grad/hand':>9} {'grad peak':>9} {'hand peak':>9} {'peak ratio':>10}")
     print(header)

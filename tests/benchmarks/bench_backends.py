@@ -3,7 +3,7 @@
 Not collected by pytest; run by hand (JAX and PyTorch installed):
 
     python tests/benchmarks/bench_backends.py [--only A1,A3] [--sizes small,large] [--repeat 7]
-                                              [--threads 1]
+                                              [--threads 1] [--spread]
 
 All in one process, per workload (array_workloads.py, beside this file) and size, the per-call
 time of:
@@ -15,11 +15,18 @@ time of:
   training step pays them);
 - symgrad's numpy gradient against the hand-written NumPy gradient;
 
-with each ratio (symgrad / the other: below 1 is faster). Times are the best of --repeat
-interleaved rounds; a JAX result is waited for (``block_until_ready``). Every gradient is checked
-against the hand-written one (relative 1e-9) before it is timed.
+with each ratio (symgrad / the other: below 1 is faster). The two functions of a pair are timed
+in --repeat interleaved rounds (each round a timeit of as many calls as fill about 0.2 s); a
+time is the median over the rounds, a ratio the median of the rounds' ratios, and the spread
+(``[low-high]``, with --spread) the smallest and largest round's ratio: on a loaded machine the
+rounds differ, and a ratio within one round compares the two under the same load. A JAX result is
+waited for (``block_until_ready``). With --threads 1 (the default) BLAS, PyTorch and XLA's CPU
+runtime (``XLA_FLAGS``) use one thread each. Every gradient is checked against the hand-written
+one (relative 1e-9) before it is timed.
 """
 import argparse
+import statistics
+import timeit
 import math
 import os
 import sys
@@ -61,10 +68,14 @@ def main():
     parser.add_argument("--sizes", default="small,large", help="comma-separated: small,large")
     parser.add_argument("--repeat", type=int, default=7, help="interleaved timing rounds")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (0: leave as is)")
+    parser.add_argument("--spread", action="store_true", help="print each ratio's range")
     options = parser.parse_args()
     if options.threads:
         for variable in THREAD_VARIABLES:
             os.environ[variable] = str(options.threads)
+        if options.threads == 1 and "XLA_FLAGS" not in os.environ:
+            os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
     sys.path.insert(0, os.path.join(HERE, "..", ".."))
     sys.path.insert(0, HERE)
     import jax
@@ -77,15 +88,17 @@ def main():
 
     import array_workloads as workloads
     import symgrad
-    from bench_arrays import human_time, per_call
+    from bench_arrays import human_time
 
     keys = options.only.split(",") if options.only else list(workloads.WORKLOADS)
     sizes = options.sizes.split(",")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, jax {jax.__version__}, "
           f"torch {torch.__version__}, symgrad {symgrad.__version__}; "
-          f"best of {options.repeat} rounds, {options.threads or 'default'} thread(s)")
-    print(f"{'':3} {'size':5} {'sg-jax jit':>10} {'jax.grad jit':>12} {'ratio':>6} "
-          f"{'sg-torch':>9} {'autograd':>9} {'ratio':>6} {'sg-numpy':>9} {'hand':>9} {'ratio':>6}")
+          f"median of {options.repeat} rounds, {options.threads or 'default'} thread(s)")
+    width = 17 if options.spread else 6
+    print(f"{'':3} {'size':5} {'sg-jax jit':>10} {'jax.grad jit':>12} {'ratio':>{width}} "
+          f"{'sg-torch':>9} {'autograd':>9} {'ratio':>{width}} {'sg-numpy':>9} {'hand':>9} "
+          f"{'ratio':>{width}}")
     shim = torch_numpy(torch)
     for key in keys:
         w = workloads.WORKLOADS[key]
@@ -118,13 +131,30 @@ def main():
 
             def blocked(f):
                 return lambda *a: jax.block_until_ready(f(*a))
-            t_sj, t_jg = per_call((blocked(sg_jax), blocked(jax_grad)), jargs, options.repeat)
-            t_st, t_ag = per_call((sg["torch"], autograd), targs, options.repeat)
-            t_sn, t_hand = per_call((sg["numpy"], w.hand), args, options.repeat)
-            print(f"{key:3} {size:5} {human_time(t_sj):>10} {human_time(t_jg):>12} "
-                  f"{t_sj / t_jg:6.2f} {human_time(t_st):>9} {human_time(t_ag):>9} "
-                  f"{t_st / t_ag:6.2f} {human_time(t_sn):>9} {human_time(t_hand):>9} "
-                  f"{t_sn / t_hand:6.2f}", flush=True)
+            line = f"{key:3} {size:5}"
+            for (pair, a), widths in zip(
+                    (((blocked(sg_jax), blocked(jax_grad)), jargs),
+                     ((sg["torch"], autograd), targs), ((sg["numpy"], w.hand), args)),
+                    ((10, 12), (9, 9), (9, 9))):
+                mine, theirs, ratio, low, high = paired(pair, a, options.repeat)
+                spread = f" [{low:.2f}-{high:.2f}]" if options.spread else ""
+                line += (f" {human_time(mine):>{widths[0]}} {human_time(theirs):>{widths[1]}} "
+                         f"{ratio:6.2f}{spread}")
+            print(line, flush=True)
+
+
+def paired(functions, args, repeat):
+    """``(median time of the first, of the second, median ratio, lowest ratio, highest ratio)``
+    of two functions called with ``args``, timed in ``repeat`` interleaved rounds."""
+    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
+    numbers = [t.autorange()[0] for t in timers]
+    times = [[], []]
+    for _ in range(repeat):
+        for k, (timer, number) in enumerate(zip(timers, numbers)):
+            times[k].append(timer.timeit(number) / number)
+    ratios = [a / b for a, b in zip(*times)]
+    return (statistics.median(times[0]), statistics.median(times[1]),
+            statistics.median(ratios), min(ratios), max(ratios))
 
 
 if __name__ == "__main__":

@@ -74,8 +74,8 @@ def run(client, key, rows, chunk_rows, show_source):
     from distributed.diagnostics import MemorySampler
     wl = aw.WORKLOADS[key]
     g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES[key])
-    if show_source:
-        print(g.source)
+    if show_source:  # what Dask arguments run: the lazy specialisation (g.source is NumPy's)
+        print(g.specialisation("lazy").source)
     idle = client.run(current_rss_bytes)
     args, hand = data(key, rows, chunk_rows)
     started = time.perf_counter()

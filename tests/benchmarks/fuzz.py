@@ -16,6 +16,7 @@ minimises) only the programs named.
 """
 import argparse
 import multiprocessing
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,19 @@ def run_job(job, options):
     return counts, found, mirror
 
 
+def _commit():
+    """The commit of the symgrad checkout fuzzed (``+`` when its files differ from it)."""
+    folder = Path(program_check.symgrad.__file__).parent
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "commit unknown"
+    return f"commit {head}{'+' if dirty else ''}" if head else "not a git checkout"
+
+
 def _job(args):
     return run_job(*args)
 
@@ -101,6 +115,7 @@ def main(argv=None):
         counts.programs += c.programs
         counts.points += c.points
         counts.timeouts += c.timeouts
+        counts.slowest = max(counts.slowest, c.slowest)
         for k, v in c.builds.items():
             counts.builds[k] = counts.builds.get(k, 0) + v
         for sig, entry in f.items():
@@ -109,14 +124,17 @@ def main(argv=None):
             mine += entry[1:]
         mirror += m
     by_kind = {k: sum(e[0] for s, e in found.items() if s[0] == k) for k in KIND_ORDER}
-    print(f"symgrad from {Path(program_check.symgrad.__file__).parent}; seed {options.seed}, "
-          f"{options.jobs} job(s), {time.monotonic() - start:.0f} s")
+    print(f"symgrad from {Path(program_check.symgrad.__file__).parent} ({_commit()}); seed "
+          f"{options.seed}, {options.jobs} job(s), {time.monotonic() - start:.0f} s")
+    print("command: python tests/benchmarks/fuzz.py " + " ".join(argv if argv is not None
+                                                              else sys.argv[1:]))
     print(f"programs tried: {counts.programs}")
     print("builds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.builds.items())) +
           f" (stopped after {options.timeout:g} s: {counts.timeouts})")
     print(f"points compared: {counts.points}")
     for kind in KIND_ORDER:
         print(f"{LABELS[kind]}: {by_kind[kind]}")
+    print(f"slowest build under auto: {counts.slowest:.2f} s (CPU)")
     print(f"mirror disagreements (a fuzzer bug): {len(mirror)}")
     for text in mirror[:3]:
         print("  " + text.replace("\n", "\n  "))

@@ -1,0 +1,184 @@
+"""Powers Python computes as real or complex by the point: a negative constant to a varying power.
+
+Python's ``(-0.5) ** e`` is a float where ``e`` is whole and a complex number elsewhere
+(``math.pow`` raises ``ValueError`` there instead). symgrad differentiates real values only
+(docs/conventions.md, "Complex powers"), so such a power is read as ``RealPower(base, e)``:
+
+- the primal's own lines compute it as Python does (``(-0.5) ** e``), so a value the primal only
+  carries, tests for truth or compares with ``==`` stays Python's, complex or not;
+- where the gradient needs a value as a real number (a derivative formula, a result), it is
+  computed checked (``real_results``): ``math.pow(-0.5, e)``, and a name that may hold a complex
+  number as ``a if type(a) is not complex else math.log(0.0)``; both raise ``ValueError: math
+  domain error`` exactly where the primal's value is complex (``nan`` with the array backends,
+  whose powers give nan there);
+- its derivative is 0 where the exponent's derivative is 0 (``(-1.0) ** (math.floor(a) * b)``
+  at a in [0, 1) is constant, 1.0, near the point) and ``ValueError`` elsewhere: an exponent
+  that moves makes the power complex arbitrarily near, where it has no real derivative.
+"""
+import dataclasses
+
+import sympy
+from sympy import Function, S
+
+from .program import Assignment
+from .functions import ComplexPower, Undefined, Value
+from .rules import RULES, Written
+
+
+class RealPower(Function):
+    """``RealPower(base, exponent)``: Python's ``base ** exponent`` for a negative constant
+    ``base`` and a varying ``exponent`` (real where the exponent is whole, complex elsewhere).
+    ``differentiable`` gives it a third argument, the exponent with every assignment substituted
+    in, which ``differentiate`` differentiates; the second, printed, keeps the primal's names
+    (the primal's float: whole or not as the primal's)."""
+
+    nargs = (2, 3)
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    @property
+    def exponent(self):
+        """The exponent the printed code computes (the primal's float)."""
+        return self.args[1]
+
+    @property
+    def differentiated(self):
+        """The exponent whose derivative is the power's (substituted, by ``differentiable``)."""
+        return self.args[-1]
+
+
+class RealValue(Function):
+    """``RealValue(v)``: ``v`` where the gradient needs it as a real number; printed (math
+    backend) as code raising ``ValueError`` where ``v`` is complex (``real_results``)."""
+
+    nargs = 1
+
+    def _eval_is_real(self):
+        return True
+
+    def _eval_derivative(self, symbol):
+        return self.args[0].diff(symbol)
+
+
+def slope(d_exponent):
+    """The derivative of a ``RealPower`` whose exponent has derivative ``d_exponent``: 0 where
+    that is 0 (the power is constant near the point), else undefined (``ValueError``)."""
+    if d_exponent == 0:
+        return S.Zero
+    return sympy.Piecewise((0, sympy.Eq(Value(d_exponent), 0)), (Undefined(sympy.Integer(1)), True))
+
+
+def differentiable(program, substitution):
+    """``program`` with each ``RealPower`` given the substituted exponent to differentiate
+    (``RealPower(base, e, substitute(e))``), so the reverse strategy, whose local
+    derivatives see a name for ``e``, gets the exponent's derivative at once: 0 where it is 0,
+    however it is reached (``floor(a) * b`` at a in [0, 1)).
+
+    Args:
+        program: a ``Program``.
+        substitution: callable() → the function substituting the assignments into an
+            expression (outside ``StopGradient`` and the printed exponent of a ``RealPower``
+            given its third argument), as ``differentiate._substitution`` gives it; called only
+            when ``program`` holds a ``RealPower``.
+
+    Returns:
+        ``program`` itself when it holds no ``RealPower``, else a copy.
+    """
+    def rewrite(expr):
+        if not isinstance(expr, sympy.Basic) or not expr.has(RealPower):
+            return expr
+        return expr.replace(lambda e: isinstance(e, RealPower) and len(e.args) == 2,
+                            lambda e: RealPower(*e.args, substitute(e.args[1])))
+
+    if not any(isinstance(a, Assignment) and a.expr.has(RealPower) for a in program.assignments) \
+            and not any(o is not None and o.has(RealPower) for o in program.outputs):
+        return program
+    substitute = substitution()
+    assignments = [dataclasses.replace(a, expr=rewrite(a.expr)) if isinstance(a, Assignment)
+                   else a for a in program.assignments]
+    return dataclasses.replace(program, assignments=assignments,
+                               outputs=tuple(rewrite(o) for o in program.outputs))
+
+
+def complex_power(node):
+    """Whether ``node`` is a power Python may compute as a complex number: a ``RealPower``, a
+    ``rules.ComplexPower``, or a written ``**`` of a negative number to a non-whole power."""
+    if isinstance(node, (RealPower, ComplexPower)):
+        return True
+    if isinstance(node, Written) and int(node.args[0]) == 4:
+        base, exponent = node.args[1:]
+        return base.is_number and base.is_negative is True and not (
+            exponent.is_Number and exponent.is_integer)
+    return False
+
+
+def _real_valued(node):
+    """Whether ``node``'s value is real (or raises) whatever its operands: a condition, a
+    comparison operand (compared as Python compares), ``abs`` (of a complex number: a float),
+    a value checked already."""
+    if isinstance(node, (Value, sympy.Abs, RealValue)) or (
+            isinstance(node, sympy.logic.boolalg.Boolean) and not isinstance(node, sympy.Expr)):
+        return True
+    return isinstance(node, Written) and int(node.args[0]) >= 100 and \
+        RULES[int(node.args[0]) - 100].sympy is sympy.Abs
+
+
+def _may_be_complex(expr, carriers):
+    """Whether ``expr``'s value (as the primal's lines compute it) may be complex: it holds a
+    power Python computes as complex somewhere, or a name in ``carriers``, outside conditions,
+    comparison operands and ``abs`` (whose values are real)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if complex_power(node) or node in carriers:
+            return True
+        if not _real_valued(node):
+            stack.extend(node.args)
+    return False
+
+
+def _real(expr, carriers):
+    """``expr`` with every value that may be complex, where its value is used (not in a
+    condition or comparison), wrapped in ``RealValue``."""
+    if not isinstance(expr, sympy.Basic) or not _may_be_complex(expr, carriers):
+        return expr
+    if expr in carriers or complex_power(expr) and not isinstance(expr, ComplexPower):
+        return RealValue(expr)  # (a ComplexPower raises wherever it is printed)
+    if _real_valued(expr):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(_real(e, carriers), c) for e, c in expr.args])
+    args = [_real(a, carriers) for a in expr.args]
+    return expr.func(*args) if args != list(expr.args) else expr
+
+
+def real_results(derivative, primal_lines):
+    """The derivative ``Program`` with every value its gradient code needs as a real number
+    checked (``RealValue``): the lines after the primal's ``primal_lines`` and the outputs.
+
+    Args:
+        derivative: a ``Program`` from ``differentiate`` (the primal's lines first).
+        primal_lines: how many of its ``assignments`` are the primal's own (computed as Python
+            does, complex or not).
+
+    Returns:
+        ``derivative`` itself, its later lines and outputs rewritten in place where needed.
+    """
+    carriers = set()
+    for a in derivative.assignments[:primal_lines]:
+        if isinstance(a, Assignment) and _may_be_complex(a.expr, carriers):
+            carriers.add(a.target)
+    has_power = any(isinstance(a, Assignment) and a.expr.has(RealPower, Written)
+                    for a in derivative.assignments[primal_lines:]) or any(
+        o is not None and o.has(RealPower, Written) for o in derivative.outputs)
+    if not carriers and not has_power:
+        return derivative
+    derivative.assignments = derivative.assignments[:primal_lines] + [
+        dataclasses.replace(a, expr=_real(a.expr, carriers)) if isinstance(a, Assignment) else a
+        for a in derivative.assignments[primal_lines:]]
+    derivative.outputs = tuple(_real(o, carriers) for o in derivative.outputs)
+    return derivative

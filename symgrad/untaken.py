@@ -1,0 +1,117 @@
+"""The double-``where`` guard: the branch not taken computes on safe arguments.
+
+A ``where(c, a, b)`` evaluates both ``a`` and ``b`` on every element. Its value is right (the
+untaken side is thrown away), but the untaken side may compute ``inf`` or ``nan`` (``log(-2)``,
+``1 / 0``, ``exp(800)``): NumPy warns about it, and differentiating the printed code again (JAX's
+``jax.grad`` of a symgrad gradient) multiplies the zero cotangent of the untaken side by that
+``inf``: ``0 * inf`` is ``nan`` (JAX's FAQ, "gradients contain NaN where using where"). The guard
+gives each function of the table that can overflow or leave its domain, each denominator and each
+base of a power that is not a whole number a safe argument where its side is not taken:
+``jnp.where(x > 0.0, 0.5 / jnp.sqrt(jnp.where(x > 0.0, x, 1.0)), 0.0)``. Where the side is taken
+the inner ``where`` gives its argument itself, so every value is the float it was; where it is not
+taken everything computed is finite, with a finite derivative.
+
+``guard(node, condition, taken)`` rewrites a printed side; ``printer.Printer.where_node`` calls it
+for the backends whose code is differentiated again or warns (``GUARDED``).
+"""
+import ast
+import copy
+
+from .fence import dotted
+
+GUARDED = ("jax", "array_api")
+"""The backends whose ``where`` sides are guarded: JAX (``jax.grad`` through the gradient), the
+Array API (JAX arrays, and NumPy arrays, which warn about what the untaken side computes)."""
+
+SAFE = {  # NumPy spelling -> a safe argument per position (None: left as it is)
+    "np.log": (1.0,), "np.log1p": (0.0,), "np.sqrt": (1.0,), "np.exp": (0.0,),
+    "np.expm1": (0.0,), "np.sinh": (0.0,), "np.cosh": (0.0,), "np.tan": (0.0,),
+    "np.arcsin": (0.0,), "np.arccos": (0.0,), "np.arctanh": (0.0,), "np.arccosh": (2.0,),
+    "np.arctan2": (1.0, 1.0), "np.power": (1.0, None),
+    "scipy.special.logit": (0.5,), "scipy.special.gammaln": (1.0,),
+    "scipy.special.digamma": (1.0,), "scipy.special.xlogy": (None, 1.0),
+    "scipy.special.polygamma": (None, 1.0),
+}
+"""A point inside each function's domain (and away from its poles), where the function and its
+derivative are finite."""
+
+_POSITIVE = frozenset({"np.exp", "np.sqrt", "np.cosh"})
+"""Functions positive at their safe argument: a denominator built from them and positive numbers
+needs no guard of its own."""
+
+
+def spellings(spelled):
+    """The table ``SAFE`` keyed by the printed names of a backend: ``spelled(numpy_name)`` gives
+    the name the backend prints (``jnp.log``, ``xp.asin``, ``jax.scipy.special.logit``)."""
+    table = {}
+    for name, safe in SAFE.items():
+        printed = spelled(name)
+        if printed:
+            table[printed] = (safe, name in _POSITIVE)
+    return table
+
+
+def guard(node, condition, taken, table, where):
+    """``node`` (a printed side of a ``where``, modified) with every guarded argument made safe
+    where the side is not taken: ``where(condition, u, safe)`` for the side taken where
+    ``condition`` holds (``taken``), ``where(condition, safe, u)`` for the other.
+
+    Args:
+        node: the side's ``ast`` expression.
+        condition: the ``where``'s condition, printed (copied at each use).
+        taken: True for the side chosen where ``condition`` holds.
+        table: ``spellings(...)`` of the backend.
+        where: the backend's printed ``where`` function (an ``ast`` expression).
+
+    Returns:
+        The rewritten expression.
+    """
+    def safe(argument, value):
+        if isinstance(argument, ast.Constant) or _is_number(argument):
+            return argument
+        number = ast.Constant(value)
+        pair = [argument, number] if taken else [number, argument]
+        return ast.Call(copy.deepcopy(where), [copy.deepcopy(condition)] + pair, [])
+
+    def visit(n):
+        for field, value in ast.iter_fields(n):
+            if isinstance(value, ast.expr):
+                setattr(n, field, visit(value))
+            elif isinstance(value, list):
+                setattr(n, field, [visit(v) if isinstance(v, ast.expr) else v for v in value])
+        if isinstance(n, ast.Call) and dotted(n.func) in table and not n.keywords:
+            values = table[dotted(n.func)][0]
+            n.args = [safe(a, v) if v is not None else a for a, v in zip(n.args, values)] + \
+                n.args[len(values):]
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            if not _positive(n.right, table):
+                n.right = safe(n.right, 1.0)
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and not _whole(n.right):
+            n.left = safe(n.left, 1.0)
+        return n
+
+    return visit(node)
+
+
+def _is_number(node):
+    return isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)
+
+
+def _whole(node):
+    """A literal exponent that is a whole number >= 0 (``x ** 2``, ``x ** 3.0``)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+        not isinstance(node.value, bool) and node.value >= 0 and float(node.value).is_integer()
+
+
+def _positive(node, table):
+    """Whether ``node`` is positive where its side is not taken, once guarded: a positive
+    number, a positive function of the table (``exp``, ``sqrt``, ``cosh`` at their safe
+    argument), or sums and products of those."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and node.value > 0
+    if isinstance(node, ast.Call):
+        found = table.get(dotted(node.func))
+        return found is not None and found[1]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+        return _positive(node.left, table) and _positive(node.right, table)
+    return False
