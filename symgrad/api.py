@@ -182,7 +182,8 @@ def vjp(f=None, *, wrt=None, stop_gradients=(), unconnected="zero", backend=None
         ``sum_i d<out_i> * out_i``, shaped as ``grad`` returns it.
 
     Raises:
-        OutputShapeError: ``f`` returns one number (use ``grad``).
+        OutputShapeError: ``f`` is scalar code (no array construct, no ``shapes``) returning
+            one number (use ``grad``; for an array argument pass ``shapes``).
         The other errors of ``grad``.
 
     >>> import math, symgrad

@@ -42,6 +42,17 @@ def sympy_settings():
         yield
 
 
+def _vjp_of_one_number(program):
+    """The refusal of ``vjp`` for scalar code returning one number: what was read (no array
+    construct, no shapes=) and both ways on (``grad`` for numbers, ``shapes=`` for arrays)."""
+    first = program.param_names[0] if program.param_names else "x"
+    return (f"vjp is for functions returning a tuple or an array; `{program.name}` has no array "
+            "construct and no shapes= was given, so it is read as scalar code returning one "
+            f"number: for a function of numbers use symgrad.grad; if `{first}` is an array, pass "
+            f"shapes= (shapes={{{first!r}: ('n',)}}) and vjp gives the derivative of the array "
+            "result")
+
+
 def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strategy, program=None,
                      library="numpy"):
     """The ``GradientFunction`` of ``kind`` for ``f`` (read now unless ``program`` is given);
@@ -67,8 +78,7 @@ def build_derivative(kind, f, wrt, stop_gradients, unconnected, backend, strateg
             "use symgrad.jacobian, or symgrad.vjp with cotangents")
     if kind == "vjp":
         if outputs == 1:
-            raise OutputShapeError(f"vjp is for functions returning a tuple; `{program.name}` "
-                                   "returns one number: use symgrad.grad")
+            raise OutputShapeError(_vjp_of_one_number(program))
         program = seeded(program)
     k = len(names)
     grad_layout = 0 if single else tuple(range(k))

@@ -6,7 +6,8 @@ component:
 
 1. symbolically, within a budget: the difference ``symgrad - df`` is normalised cheaply
    (``cancel``) and, when it is small, ``simplify``-d; a difference that becomes 0 is proved
-   equal (basis ``"symbolic"``);
+   equal (basis ``"symbolic"``). The budget is by size (``_normalising_cost``), checked before
+   SymPy is called, never by time: the report is the same on every machine;
 2. numerically: both are evaluated at the points in floats and again at 50 significant digits
    (mpmath, through SymPy's ``evalf``); the 50-digit values decide, so cancellation in floating
    point never raises a false alarm, and a correct gradient SymPy cannot simplify is still
@@ -401,11 +402,11 @@ def _difference(ours, theirs):
         return None
     difference = _unstop(ours - theirs)
     size = tree_size(difference, CHEAP_MAX_NODES + 1)
-    if difference == 0 or size > CHEAP_MAX_NODES or _normalising_cost(difference) > (
-            NORMALISE_MAX_COST):
+    if difference == 0 or size > CHEAP_MAX_NODES or (
+            _normalising_cost(difference) > NORMALISE_MAX_COST):
         return difference
     forms = [difference]
-    for attempt in (_normalised, sympy.simplify):
+    for attempt in (sympy.cancel, sympy.simplify):  # one fraction (functions as variables)
         if attempt is sympy.simplify and size > SIMPLIFY_MAX_NODES:
             break
         try:
@@ -418,28 +419,16 @@ def _difference(ours, theirs):
 
 
 def _normalising_cost(expr):
-    """The work of putting ``expr`` over one denominator, estimated from its tree alone (no SymPy
-    algebra, no timer, so the same on every machine): its node count times the number of terms
-    of the common denominator once expanded, the product over the distinct denominators (bases
-    of negative integer powers) of (terms of the base) ** (largest such exponent).
-
-    A sum of N rational terms in distinct ``exp`` atoms (a logistic loss over N data points) has
-    a common denominator of 2 ** N terms or more; ``cancel`` on it grows beyond any budget (N = 3
-    took a minute, N = 4 did not finish), so above ``NORMALISE_MAX_COST`` the numbers decide.
-    """
+    """The work of putting ``expr`` over one denominator, from its tree alone (no SymPy algebra,
+    no timer): its nodes times the terms of the common denominator once expanded, the product
+    over the distinct bases of negative integer powers of (the base's terms) ** (largest power).
+    A loss over N data points, each with its own ``exp(-z)``, costs 2 ** N times its nodes."""
     largest = {}
     for power in expr.atoms(sympy.Pow):
         if power.exp.is_Integer and power.exp < 0 and not power.base.is_Number:
             largest[power.base] = max(largest.get(power.base, 0), -int(power.exp))
-    terms = 1
-    for base, exponent in largest.items():
-        terms *= (len(base.args) if base.is_Add else 1) ** exponent
+    terms = math.prod((len(b.args) if b.is_Add else 1) ** k for b, k in largest.items())
     return tree_size(expr, CHEAP_MAX_NODES + 1) * terms
-
-
-def _normalised(expr):
-    """A cheap normal form: one fraction, common factors cancelled (functions as variables)."""
-    return sympy.cancel(expr)
 
 
 def _unstop(expr):

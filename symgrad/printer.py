@@ -221,6 +221,10 @@ class Printer:
             for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
             return node
+        # 1 * a (a constant folded to 1, as 2.0 * 0.5) is a in float and int; for an array it
+        # is a copy, which an in-place buffer may rely on: kept there
+        if code == 2 and S.One in args and not self.vectorised:
+            return self.node(args[1] if args[0] == 1 else args[0])
         left, right = (self.number(int(a)) if a.is_Integer else self.node(a) for a in args)
         if code == 4 and self.backend == "numpy" and not self.arrays:  # Python's pow, not
             # NumPy's ** (x * x for x ** 2, another float): array code's primal has NumPy's

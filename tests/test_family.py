@@ -102,6 +102,22 @@ def test_jacobian_one_wrt_gives_one_value_per_row():
         (-r * math.sin(t), r * math.cos(t)), rel=1e-15)
 
 
+MASS, HALF_LENGTH = 2.0, 0.5
+
+
+def coupling(w1, w2, t):
+    return MASS * HALF_LENGTH * w1 * w2 * math.cos(t) + 0.5 * MASS * w1 ** 2
+
+
+def test_value_line_drops_a_folded_factor_of_one_and_keeps_the_primal_float():
+    # MASS * HALF_LENGTH and 0.5 * MASS fold to 1.0; 1 * a is a in float: no `1 *` is written
+    vg = symgrad.value_and_grad(coupling)
+    value_line = vg.source.splitlines()[2]
+    assert value_line == "    value = w1 * w2 * math.cos(t) + w1 ** 2", value_line
+    for point in [(0.3, -1.7, 2.1), (1e-300, 3.0, 0.5), (-2.5, 0.1, -3.0), (7.0, 11.0, 1.0)]:
+        assert vg(*point)[0] == coupling(*point)  # bit-identical to the primal
+
+
 def test_vjp_takes_cotangents_named_after_the_outputs():
     gf = symgrad.vjp(polar)
     assert gf.source.startswith("def vjp_polar(r, theta, dpolar_0, dpolar_1):")
@@ -117,6 +133,28 @@ def test_grad_of_a_tuple_function_points_to_jacobian_and_vjp():
         symgrad.grad(polar)
     with pytest.raises(symgrad.OutputShapeError, match="grad"):
         symgrad.vjp(bilinear)
+
+
+def tanh_times(x):
+    return np.tanh(x) * x
+
+
+def test_vjp_of_elementwise_code_without_shapes_says_it_is_read_as_scalar_code():
+    # no array construct, no shapes=: one number as read; the message points to both ways on
+    with pytest.raises(symgrad.OutputShapeError) as refusal:
+        symgrad.vjp(tanh_times)
+    message = str(refusal.value)
+    assert "read as scalar code" in message and "use symgrad.grad" in message
+    assert "shapes={'x': ('n',)}" in message
+    # and that way works: d/dx (tanh(x) x) = tanh(x) + x (1 - tanh(x)^2), elementwise
+    x = np.array([0.5, -1.25])
+    got = symgrad.vjp(tanh_times, shapes={"x": ("n",)})(x, np.ones(2))
+    assert got == pytest.approx(np.tanh(x) + x * (1 - np.tanh(x) ** 2), rel=1e-14)
+    # jacobian and hessian build (one number is their case) and the first call with an array
+    # says the same: scalar code, pass shapes=
+    for kind in (symgrad.jacobian, symgrad.hessian):
+        with pytest.raises(symgrad.OptionError, match=r"built from scalar code.*shapes="):
+            kind(tanh_times)(x)
 
 
 # --- export and latex ------------------------------------------------------------------------
