@@ -72,13 +72,13 @@ class Round(Function):
 
 
 class _Unsplit:
-    """``math.floor``/``math.ceil`` of a float as Python computes it: evaluated on numbers only.
+    """``math.floor``/``math.ceil`` of a float as Python computes it: evaluated on constants only.
     SymPy's own split an integer off (``floor(2 + e)`` is ``2 + floor(e)``), exact on the reals
     but not in float: at ``e = -1e-44``, ``math.floor(2.0 + e)`` is 2 and ``2 + floor(e)`` 1."""
 
     @classmethod
     def eval(cls, arg):
-        return cls.__mro__[2](arg) if arg.is_Number else None
+        return cls.__mro__[2](arg) if arg.is_number else None
 
 
 class Floor(_Unsplit, sympy.floor):

@@ -218,7 +218,8 @@ class Resolver:
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.derivative == rules.ZERO or \
                 rule.build is rules.power and not _constant(args[1]):
             # their derivatives compare them, or their value jumps (floor, ceil, round, sign):
-            args = [self.as_computed(a, n, frame) for a, n in zip(args, node.args)]  # as written
+            args = [a if _constant(self._with_constants(a)) else self.as_computed(a, n, frame)
+                    for a, n in zip(args, node.args)]  # as written (a known constant: its value)
         if negative_base:  # pow(-4, y): real where y is whole (math.pow raises elsewhere)
             return RealPower(self._with_constants(args[0]), args[1])
         if rule.sympy in (sympy.Max, sympy.Min):
