@@ -453,7 +453,7 @@ def _folded(tree):
     expression = ast.fix_missing_locations(ast.Expression(tree))
     try:
         value = eval(compile(expression, "<symgrad constant>", "eval"), {"math": math})
-    except (ArithmeticError, ValueError):
+    except (ArithmeticError, ValueError, TypeError):  # round(complex): the primal raises too
         return tree
     if type(value) is not float or not math.isfinite(value):
         return tree

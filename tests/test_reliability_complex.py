@@ -334,3 +334,18 @@ def test_exp_and_atan2_stay_as_written():
     assert Exp(x) * Exp(y) != Exp(x + y) and Exp(x) * Exp(x) == Exp(x) ** 2
     assert Exp(sympy.log(y)) == y and Exp(x).diff(x) == Exp(x)
     assert isinstance(Atan2(y, Exp(x)), Atan2) and Atan2(1, 1) == sympy.pi / 4
+
+
+def rounds_a_complex_constant(x, y):
+    a = y * round((-4) ** 0.3)
+    return x if 0.5 != a else a
+
+
+def test_round_of_a_complex_constant_raises_as_the_primal():
+    """``round`` of a complex number is Python's TypeError on every call: the gradient raises the
+    same error at the same line instead of crashing the build (fuzz seed 9501)."""
+    with pytest.raises(TypeError, match="complex"):
+        rounds_a_complex_constant(1.0, 2.0)
+    gradient = symgrad.grad(rounds_a_complex_constant, cache=False)
+    with pytest.raises(TypeError, match="complex"):
+        gradient(1.0, 2.0)
