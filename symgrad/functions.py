@@ -89,55 +89,48 @@ class Ceiling(_Unsplit, sympy.ceiling):
     """``math.ceil(x)`` (see ``_Unsplit``); printed and differentiated as SymPy's ``ceiling``."""
 
 
-class Log1p(Function):
-    """``log(1 + x)`` computed without cancellation near 0, as ``math.log1p``."""
+class _ZeroAtZero(Function):
+    """A one-argument function with 0 at 0, evaluated numerically by its mpmath ``reference``."""
 
     nargs = 1
+    reference = None  # the mpmath function
 
     @classmethod
     def eval(cls, arg):
         if arg.is_zero:
             return S.Zero
         return None
+
+    def _eval_evalf(self, prec):
+        return _numeric(self.reference, self.args[0], prec)
+
+    def _eval_mpmath(self):  # so evalf (check_grad's 50-digit evaluation) gives a number
+        return self.reference, self.args
+
+
+class Log1p(_ZeroAtZero):
+    """``log(1 + x)`` computed without cancellation near 0, as ``math.log1p``."""
+
+    reference = staticmethod(mpmath.log1p)
 
     def _eval_is_real(self):
         arg = self.args[0]
         return arg.is_real and (arg + 1).is_positive
 
-    def _eval_evalf(self, prec):
-        return _numeric(mpmath.log1p, self.args[0], prec)
-
     def fdiff(self, argindex=1):
         return 1 / (1 + self.args[0])
 
-    def _eval_mpmath(self):  # so evalf (check_grad's 50-digit evaluation) gives a number
-        import mpmath
-        return mpmath.log1p, self.args
 
-
-class Expm1(Function):
+class Expm1(_ZeroAtZero):
     """``exp(x) - 1`` computed without cancellation near 0, as ``math.expm1``."""
 
-    nargs = 1
-
-    @classmethod
-    def eval(cls, arg):
-        if arg.is_zero:
-            return S.Zero
-        return None
+    reference = staticmethod(mpmath.expm1)
 
     def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _eval_evalf(self, prec):
-        return _numeric(mpmath.expm1, self.args[0], prec)
-
     def fdiff(self, argindex=1):
         return sympy.exp(self.args[0])
-
-    def _eval_mpmath(self):
-        import mpmath
-        return mpmath.expm1, self.args
 
 
 class Value(Function):
