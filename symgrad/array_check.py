@@ -8,7 +8,7 @@ float64 at several random sizes (one build of symgrad's gradient serving them al
    element of every array parameter becomes a real SymPy symbol (``X[0,1]``), and both
    symgrad's generated gradient and ``df`` run on those symbolic arrays (``array_trace``), so each
    result element is a SymPy expression. Each element's difference symgrad − df goes through the
-   scalar check's bounded simplification (``check._difference``); a float constant that is the
+   scalar check's bounded simplification (``check_symbolic._difference``); a float constant that is the
    correctly rounded value of a simple fraction (``1.0 / 3``, ``0.01``) is read as that fraction
    (``array_trace.number``), so a gradient scaled by ``1.0 / n`` in one and divided by ``n`` in
    the other is proved equal. The elements not proved 0 are evaluated at 50 digits at random

@@ -2,46 +2,40 @@
 
 ``to_program(f, stop_gradients, shapes)`` reads ``f`` with ``frontend``'s reader, extended here for
 what only arrays have: ``@``, attributes of arrays (``.T``, ``.shape``), constant arrays, and the
-checks of NumPy's rules (broadcasting, the truth value of an array); subscripts (ints, slices,
-``None``, ``...``, constant index arrays) are read by ``array_index``, and calls (the array table
-``arrays.ARRAY_RULES``, methods such as ``x.sum()``, elementwise functions) by ``array_calls``.
-Each array value has a static rank and symbolic sizes (``shapes.Shapes``); an array node is bound to an assignment of its own.
+checks of NumPy's rules (broadcasting, the truth value of an array). Each array value has a static
+rank and symbolic sizes (``shapes.Shapes``); an array node is bound to an assignment of its own.
+The other stages of the read are mixins of ``ArrayReader``, each in its own module: the
+parameters' shapes in and the sizes named out (``array_sizes``), subscripts (``array_index``),
+calls (the array table ``arrays.ARRAY_RULES``, methods such as ``x.sum()``, elementwise functions:
+``array_calls``; their arguments ``array_arguments``; forms ``array_forms``), and conditions and
+returned values read as the source computes them (``array_written``).
 
 Without ``shapes`` the function is read as scalar code, exactly as ``frontend.to_program`` does;
 the first array construct raises ``NeedsShapes``, and the caller builds at call time instead, once
 per pattern of ranks (and size-1 axes) of the arguments.
 """
 import ast
-import builtins
-import keyword
 
 import numpy as np
 import sympy
 
-from . import arrays, rules
+from . import arrays
 from .array_arguments import is_condition
-from .errors import OptionError
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
+from .array_sizes import SizeReader, _first_use
+from .array_written import WrittenReader
 from .fence import dotted
-from .expressions import _NotWritten
 from .frontend import _Reader
-from .program import Assignment, fresh_name, real_symbol
 from .functions import StopGradient
-from .source import read_source
-from .shapes import ArrayInfo, Shapes, ShapeError, dim_symbol, is_dim, show, size
-from .written import AsWritten, kept_as_written, same_float, shared
-
+from .program import Assignment, fresh_name, real_symbol
 from .resolve import _Py
+from .shapes import Shapes, ShapeError, is_dim, show, size
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
-_RESERVED = ("np", "numpy", "math", "sympy", "scipy")
-"""Modules the generated code names: a size named so would hide them (builtins are refused too)."""
-_POOL = ("n", "d", "k", "m", "p", "q", "r", "s")
-"""Names of call-time sizes, in order of first appearance (unless the code names them)."""
 
 
 class NeedsShapes(Exception):
@@ -72,7 +66,7 @@ def to_program(function, stop_gradients=(), nodes=(), shapes=None):
     return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
 
 
-class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
+class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader, _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
     def __init__(self, stop_names, nodes=frozenset(), shapes=None):
@@ -113,85 +107,6 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
         symbol = self.constant_array(value, node, frame, base=f"{name}_default")
         self.array_defaults[name] = symbol.name
         return True
-
-    def _parameter_shapes(self, function):
-        code = function.__code__
-        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        defaults = dict(zip(code.co_varnames[:code.co_argcount][
-            code.co_argcount - len(function.__defaults__ or ()):], function.__defaults__ or ()))
-        defaults.update(function.__kwdefaults__ or {})
-        for name, value in defaults.items():  # an array default: its pattern, sizes at the call
-            if name not in self.shape_option and isinstance(value, np.ndarray) and value.ndim:
-                self.shape_option = {**self.shape_option,
-                                     name: tuple(1 if k == 1 else None for k in value.shape)}
-        for name, dims in self.shape_option.items():
-            if name not in names:
-                raise OptionError(f"shapes names {name!r}, which is not a parameter of "
-                                  f"`{function.__name__}` {tuple(names)}")
-            if not isinstance(dims, (tuple, list)):
-                raise OptionError(f"shapes[{name!r}] must be a tuple of dimension names or ints, "
-                                  f"not {dims!r}")
-            shape = []
-            for d in dims:
-                if d is None:
-                    symbol = dim_symbol(f"_dim{len(self.provisional)}")
-                    self.provisional.append(symbol)
-                    self.dims.labels[symbol] = sympy.Symbol(f"{name}.shape[{len(shape)}]")
-                    shape.append(symbol)
-                elif isinstance(d, bool) or not isinstance(d, (str, int)) or (
-                        isinstance(d, int) and d < 1) or (isinstance(d, str)
-                                                          and not d.isidentifier()):
-                    raise OptionError(f"shapes[{name!r}] has {d!r}: give sizes as names "
-                                      "(\"n\") or ints >= 1")
-                elif isinstance(d, int):
-                    shape.append(sympy.Integer(d))
-                elif d in names or d in _RESERVED or keyword.iskeyword(d) or hasattr(builtins, d):
-                    what = "a parameter of the function" if d in names else \
-                        "a name the generated code uses"
-                    raise OptionError(f"shapes[{name!r}] names the size {d!r}, which is {what}: "
-                                      "give the size another name (\"n\", \"d\")")
-                else:
-                    symbol = dim_symbol(d)
-                    self.dims.named.add(symbol)
-                    self.names.add(d)
-                    shape.append(symbol)
-            self.dims.table[real_symbol(name)] = tuple(shape)
-
-    def _finish(self, program, first_use):
-        dims = self.dims
-        final, taken = {}, set(program.names)
-        preferred_names = {}
-        for d, name in self.dim_names.items():
-            preferred_names.setdefault(dims.dim(d), name)
-        def reading_order(symbol):  # sizes named as the body first reads their parameters
-            name = str(dims.labels[symbol]).split(".")[0]
-            return first_use.get(name, len(first_use)), self.provisional.index(symbol)
-        for symbol in sorted(self.provisional, key=reading_order):
-            value = dims.dim(symbol)
-            if value.is_Symbol and value in self.provisional and value not in final:
-                preferred = preferred_names.get(value)
-                if preferred is None or preferred in self.names:
-                    preferred = next((n for n in _POOL if n not in taken), None) or fresh_name(
-                        "n", taken)
-                taken.add(preferred)
-                final[value] = dim_symbol(preferred)
-        rule = {s: dims.dim(s).xreplace(final) for s in self.provisional}
-        program.names = taken | {s.name for s in final.values()}
-        program.assignments = [_replace(a, rule) for a in program.assignments]
-        program.outputs = tuple(o if o is None else o.xreplace(rule) for o in program.outputs)
-        program.written_outputs = tuple(o if not isinstance(o, sympy.Basic) else o.xreplace(rule)
-                                        for o in program.written_outputs)
-        table = {s: tuple(d.xreplace(rule) for d in dims.resolve(shape))
-                 for s, shape in dims.table.items()}
-        sources = {}
-        for p in sorted(program.params, key=lambda p: first_use.get(p.name, len(first_use))):
-            for axis, d in enumerate(table.get(p, ())):
-                if d.is_Symbol and d not in sources:
-                    sources[d] = (p.name, axis)
-        shapes = Shapes(table, dims.named)
-        shapes.equal = {k.xreplace(rule): v.xreplace(rule) for k, v in dims.equal.items()}
-        program.arrays = ArrayInfo(shapes, sources, self.constants, self.array_defaults)
-        return program
 
     # --- shapes -------------------------------------------------------------------------------
     @property
@@ -371,94 +286,6 @@ class ArrayReader(FormReader, CallReader, IndexReader, _Reader):
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
 
-    def block(self, stmts, frame):
-        for stmt in stmts:  # a returned value is read as written too (the value it returns)
-            if isinstance(stmt, ast.Return) and stmt.value is not None:
-                self.returned_nodes.add(id(stmt.value))
-        return super().block(stmts, frame)
-
-    def written(self, node, frame, value):
-        if not (self.array_mode and id(node) in self.returned_nodes):
-            return super().written(node, frame, value)
-        writing, self.writing_condition = self.writing_condition, True
-        try:
-            written = super().written(node, frame, value)
-        finally:
-            self.writing_condition = writing
-        if isinstance(value, sympy.Symbol) and isinstance(written, sympy.Expr) and \
-                written != value and not self.dims.of(value):
-            self.written_of[value] = written  # a returned number: `value` prints it as written
-        return written
-
-    def as_computed(self, value, node, frame):
-        """``value`` read from ``node``, as the source computes it where SymPy's form may be
-        another float (``written.kept_as_written``). Array code passes through here every operand
-        of an array node (a reduction, ``@``, a subscript, ...) and of an elementwise function,
-        so that each value a node computes or a tie test compares is the primal's float."""
-        if not self.array_mode:
-            return super().as_computed(value, node, frame)
-        if not isinstance(value, sympy.Expr) or isinstance(value, (StopGradient, AsWritten)) or \
-                not any(not is_dim(s) for s in value.free_symbols) and not value.is_Number:
-            return value
-        return kept_as_written(value, self.written(node, frame, value))
-
-    def cancelled(self, value, written):
-        """``frontend._Reader.cancelled``, for arrays too (a cancellation SymPy folds to a
-        name, ``broadcast_to(0)`` for ``x / 3.0 * 3.0 - x``, is kept as written)."""
-        if not self.array_mode:
-            return super().cancelled(value, written)
-        if isinstance(value, sympy.Expr) and (value.is_Atom or value.is_number) and isinstance(
-                written, sympy.Expr) and any(not is_dim(s) for s in written.free_symbols):
-            return kept_as_written(value, written)
-        return value
-
-    def _written(self, node, frame):
-        """A condition's operand as the source computes it, array calls included: ``np.sum(x /
-        3.0 * 3.0)`` is the sum of ``x / 3.0 * 3.0`` as written, not SymPy's ``sum(x)``, so that
-        the generated code decides the branch on the primal's float (``frontend._Reader.written``).
-        """
-        found = self.node_results.get(node)
-        if found is not None:  # an array node, its operands as written: the primal's value
-            return found
-        if self.array_mode and isinstance(node, ast.Call) and not node.keywords and isinstance(
-                node.func, (ast.Name, ast.Attribute)) and _module_call(
-                    node.func, self, frame):  # np.log, np.maximum: spelled by NumPy only
-            func = self.value(node.func, frame)
-            rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
-            if rule is not None and rules.written_spelling(rule, "numpy") is not None and len(
-                    node.args) in rule.nargs and all(not isinstance(a, ast.Starred)
-                                                     for a in node.args):
-                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
-                                     *[self._written(a, frame) for a in node.args])
-        if not (self.writing_condition and isinstance(node, ast.Call)):
-            return super()._written(node, frame)
-        func, given = node.func, []
-        rule = None
-        if isinstance(func, ast.Attribute):
-            base = self.value(func.value, frame)
-            if not isinstance(base, _Py):
-                rule, given = arrays.rule_for_method(func.attr), [func.value]
-        if rule is None and not given:
-            value = self.value(func, frame) if isinstance(func, (ast.Name, ast.Attribute)) \
-                else None
-            rule = arrays.rule_for_callable(value.obj) if isinstance(value, _Py) else None
-        if rule is None:
-            return super()._written(node, frame)
-        spelling = dotted(func) or "?"
-        return self.row_call(rule, node, frame, [self.written_argument(a, frame) for a in given],
-                             spelling, argument=self.written_argument)
-
-    def written_argument(self, node, frame):
-        """An argument of an array call in a condition, as written (``_NotWritten`` where an
-        expression of variables cannot be kept as written)."""
-        try:
-            return shared(self._written(node, frame))
-        except _NotWritten:
-            value = self.argument(node, frame)
-            if isinstance(value, sympy.Basic) and value.free_symbols:
-                raise
-            return value
-
     def integer(self, node, frame):
         value = self.value(node, frame)
         if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer and \
@@ -513,36 +340,3 @@ def _size(value):
     """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
     return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
         is_dim(s) for s in value.free_symbols)
-
-
-def _module_call(func, reader, frame):
-    """Whether ``func`` (a call's function) is a name or a module's attribute, not a method of a
-    value (``x.mean``)."""
-    root = func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return root is func or isinstance(reader.value(root, frame), _Py)
-
-
-def _first_use(function):
-    """Parameter name → rank of its first read in the body (source order)."""
-    node = read_source(function).node
-    loads = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(
-        n.ctx, ast.Load)), key=lambda n: (n.lineno, n.col_offset))
-    order = {}
-    for n in loads:
-        order.setdefault(n.id, len(order))
-    return order
-
-
-def _replace(step, rule):
-    """An assignment (or another step of the program) with the sizes of ``rule`` put in."""
-    if isinstance(step, Assignment):  # a line printed as written where that is another float
-        expr = step.expr.xreplace(rule)
-        written = None if step.written is None or same_float(step.written, step.expr) else \
-            shared(step.written).xreplace(rule)
-        return Assignment(step.target, expr, written)
-    if hasattr(step, "path"):  # a Check: its conditions
-        return type(step)(tuple((c.xreplace(rule), h) for c, h in step.path), step.exception,
-                          step.message)
-    return step

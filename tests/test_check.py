@@ -329,7 +329,7 @@ def test_df_raising_where_symgrad_does_not_is_different():
 
 # a logistic loss over module-constant data: symgrad - df is a sum of rational terms in one exp
 # atom per data point; SymPy's cancel on it grew beyond any budget (3 points took a minute, 4 did
-# not finish), so the size budget (check._normalising_cost) leaves it to the 50-digit numbers
+# not finish), so the size budget (check_symbolic._normalising_cost) leaves it to the 50-digit numbers
 DATA_X = ((0.5, 1.2), (-1.0, 0.3), (2.0, -0.7), (0.1, 0.1), (1.5, 0.4), (-0.3, -1.1),
           (0.8, -0.2), (-1.7, 0.9))
 DATA_Y = (1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0)
@@ -375,7 +375,7 @@ def test_a_sum_over_many_data_points_is_decided_by_numbers_within_the_size_budge
 
 def test_the_normalising_cost_counts_the_terms_of_the_common_denominator():
     import sympy
-    from symgrad.check import _normalising_cost
+    from symgrad.check_symbolic import _normalising_cost
     from symgrad.program import tree_size
     x, y = sympy.symbols("x y")
     one = 1 / (1 + sympy.exp(x))

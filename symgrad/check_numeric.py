@@ -1,0 +1,170 @@
+"""The numeric half of ``check_grad``: both gradients at points, in floats and at 50 digits.
+
+``_Numbers.compare`` evaluates symgrad's gradient and ``df`` at a point in floats and both programs
+again at ``DIGITS`` significant digits (mpmath, through SymPy's ``evalf``, assignment by
+assignment: ``evaluate``); the 50-digit values decide, so cancellation in floating point never
+raises a false alarm. At a kink (``_one_sided``: the one-sided slopes differ) any value between
+the slopes is accepted. ``_random_points`` draws the points where none are given.
+"""
+import math
+import random
+
+import sympy
+
+from .check_symbolic import _unstop
+
+DIGITS = 50
+RANDOM_POINTS = 10  # points drawn when none are given
+
+
+class _Numbers:
+    """The numeric half: every point compared in floats and at 50 digits, the findings kept."""
+
+    def __init__(self, primal, derivative, hand, wrt_names, rtol):
+        self.primal, self.derivative, self.hand = primal, derivative, hand
+        self.wrt_names, self.rtol = wrt_names, rtol
+        self.names = derivative.output_names
+        self.evaluated, self.differing, self.df_raised = 0, set(), False
+        self.kinks, self.raised, self.floats_only = [], [], []
+        self.worst = dict(error=0.0, point=None, component=None, expected=None, got=None,
+                          differs=False)
+
+    def compare(self, point, gradient, df):
+        try:
+            ours = _as_tuple(_call(gradient, self.primal, point))
+        except _FAILURES as exc:
+            self.raised.append(f"symgrad's gradient raises {type(exc).__name__} at {point}: "
+                               f"{exc}")
+            return
+        self.evaluated += 1
+        try:
+            mine = _as_tuple(_call(df, self.primal, point))
+        except _FAILURES as exc:
+            self.raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives "
+                               f"{ours}")
+            self.df_raised = True
+            return
+        precise_ours, precise_mine = _precise(self.derivative, point), _precise(self.hand, point)
+        for i, (a, b) in enumerate(zip(ours, mine)):
+            error = _relative_error(a, b)
+            if precise_ours[i] is None or precise_mine[i] is None:
+                self.floats_only.append(f"{self.names[i]} at {point}")
+                decisive = error
+            else:
+                decisive = float(abs(precise_mine[i] - precise_ours[i])
+                                 / max(1, abs(precise_ours[i])))
+            differs = decisive > self.rtol and not self._at_kink(i, point, b)
+            if differs:
+                self.differing.add(i)
+            if (differs, error) > (self.worst["differs"], self.worst["error"]) or (
+                    self.worst["point"] is None):
+                self.worst.update(error=error, point=tuple(point), component=self.names[i],
+                                  expected=a, got=b, differs=differs)
+
+    def _at_kink(self, i, point, value):
+        """Whether ``value`` lies between the one-sided slopes at a kink (noted either way)."""
+        bounds = _one_sided(self.primal, self.wrt_names[i], point)
+        if bounds is None:
+            return False
+        low, high = bounds
+        self.kinks.append(f"{self.names[i]} at {point}: one-sided slopes {float(low):.17g} "
+                          f"and {float(high):.17g}; df gives {value!r}")
+        return low - self.rtol <= value <= high + self.rtol
+
+
+def _relative_error(ours, theirs):
+    """|theirs − ours| / max(1, |ours|) in floats; 0 for the same infinity or two NaNs."""
+    if math.isfinite(ours) and math.isfinite(theirs):
+        return abs(theirs - ours) / max(1.0, abs(ours))
+    same = ours == theirs or (math.isnan(ours) and math.isnan(theirs))
+    return 0.0 if same else math.inf
+
+
+def _precise(program, point):
+    """The outputs at 50 digits, None for each one without a finite real value there."""
+    try:
+        values = evaluate(program, point)
+    except (ArithmeticError, TypeError, ValueError):
+        return [None] * len(program.outputs)
+    return [v if isinstance(v, sympy.Number) and v.is_finite else None for v in values]
+
+
+_FAILURES = (ArithmeticError, ValueError, AssertionError)
+"""What a function raises at a point outside its domain (an ``assert`` of the primal included)."""
+
+
+def _call(function, primal, point):
+    """``function`` at ``point`` (a value per parameter of ``primal``), its keyword-only
+    parameters passed by keyword."""
+    split = len(primal.positional)
+    return function(*point[:split], **dict(zip(primal.kwonly, point[split:])))
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _random_points(f, gradient, hand, primal, wrt_names, seed, wanted, tries_per_point=20):
+    """Points in [-2, 2] where f, its gradient and df all give finite numbers; a parameter fixed
+    at build time (a range() bound), or with a default and not in ``wrt`` (a hyperparameter),
+    keeps its default."""
+    names = primal.param_names
+    positional = [p.name for p in primal.positional]
+    fixed = dict(zip(positional[len(positional) - len(primal.defaults):], primal.defaults))
+    fixed.update((name, value) for name, value in primal.kwonly.items() if value is not None)
+    fixed = {name: value for name, value in fixed.items() if name not in wrt_names}
+    fixed.update(primal.static)
+    rng = random.Random(seed)
+    points = []
+    for _ in range(max(200, tries_per_point * wanted)):
+        point = tuple(fixed[name] if name in fixed else round(rng.uniform(-2.0, 2.0), 6)
+                      for name in names)
+        try:
+            values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point)),
+                      *_as_tuple(_call(hand, primal, point))]
+        except _FAILURES:
+            continue
+        if all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+            points.append(point)
+            if len(points) == wanted:
+                break
+    return points
+
+
+def evaluate(program, point, digits=DIGITS):
+    """Every output of ``program`` at ``point``, as SymPy Floats of ``digits`` significant digits.
+
+    Assignment by assignment (linear in the program), each value rounded to ``digits``.
+    """
+    values = {p: v if isinstance(v, sympy.Float) else sympy.Float(float(v), digits)
+              for p, v in zip(program.params, point)}
+    for a in program.bindings:
+        values[a.target] = _unstop(a.expr.xreplace(values)).evalf(digits)
+    return [None if out is None else _unstop(out.xreplace(values)).evalf(digits)
+            for out in program.outputs]
+
+
+def _one_sided(primal, name, point, digits=DIGITS):
+    """The one-sided slopes (low, high) of the primal along ``name`` when they differ, else None
+    (also for an intermediate variable, which has no argument to move)."""
+    if name not in primal.param_names:
+        return None
+    position = primal.param_names.index(name)
+    h = sympy.Float(10, digits) ** -20
+
+    def value(shift):
+        moved = [sympy.Float(float(v), digits) for v in point]
+        moved[position] += shift
+        return evaluate(primal, moved, digits)[0]
+
+    try:
+        centre = value(0)
+        left = (centre - value(-h)) / h
+        right = (value(h) - centre) / h
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not all(isinstance(v, sympy.Number) and v.is_finite for v in (left, right)):
+        return None
+    if abs(left - right) <= sympy.Float(10, digits) ** -10 * max(1, abs(left)):
+        return None
+    return (min(left, right), max(left, right))

@@ -1,0 +1,76 @@
+"""The symbolic half of ``check_grad``: symgrad − df brought to 0 within a size budget.
+
+Both programs' outputs as expressions of the parameters (``_symbolic``), then each difference
+normalised cheaply (``cancel``) and, when it is small, ``simplify``-d (``_difference``). The budget
+is by size, checked before SymPy is called, never by time, so the report is the same on every
+machine: an expression of more than ``SYMBOLIC_MAX_NODES`` nodes is not compared at all, a
+difference of more than ``CHEAP_MAX_NODES`` nodes or of a ``_normalising_cost`` above
+``NORMALISE_MAX_COST`` is left as it is (the numbers of ``check_numeric`` decide).
+"""
+import math
+
+import sympy
+
+from .differentiate import _substituted_size
+from .functions import StopGradient
+from .program import substituted_outputs, tree_size
+
+SYMBOLIC_MAX_NODES = 2000  # larger expressions skip the symbolic comparison (numbers decide)
+CHEAP_MAX_NODES = 600  # larger differences are not normalised (numbers decide)
+SIMPLIFY_MAX_NODES = 80  # smaller differences not normalised to 0 get SymPy's full `simplify`
+NORMALISE_MAX_COST = 1000  # nodes x terms of the common denominator: above it no cancel/simplify
+
+
+def _symbolic(program):
+    """The outputs as expressions of the parameters; all None when one would have more than
+    SYMBOLIC_MAX_NODES nodes (measured without substituting: an unrolled loop can be
+    exponentially large as a tree)."""
+    if _substituted_size(program) > SYMBOLIC_MAX_NODES:
+        return [None] * len(program.outputs)
+    return list(substituted_outputs(program))
+
+
+def _in_primal_symbols(hand, primal):
+    rename = dict(zip(hand.params, primal.params))
+    return [None if e is None else e.xreplace(rename) for e in _symbolic(hand)]
+
+
+def _difference(ours, theirs):
+    """symgrad − df simplified within the budget: 0 when proved equal, else the smallest form
+    reached (fewest nodes), which the report shows."""
+    if ours is None or theirs is None:
+        return None
+    difference = _unstop(ours - theirs)
+    size = tree_size(difference, CHEAP_MAX_NODES + 1)
+    if difference == 0 or size > CHEAP_MAX_NODES or (
+            _normalising_cost(difference) > NORMALISE_MAX_COST):
+        return difference
+    forms = [difference]
+    for attempt in (sympy.cancel, sympy.simplify):  # one fraction (functions as variables)
+        if attempt is sympy.simplify and size > SIMPLIFY_MAX_NODES:
+            break
+        try:
+            forms.append(attempt(difference))
+        except Exception:  # noqa: BLE001 - SymPy can fail on exotic input; the numbers decide
+            continue
+        if forms[-1] == 0:
+            return forms[-1]
+    return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4))
+
+
+def _normalising_cost(expr):
+    """The work of putting ``expr`` over one denominator, from its tree alone (no SymPy algebra,
+    no timer): its nodes times the terms of the common denominator once expanded, the product
+    over the distinct bases of negative integer powers of (the base's terms) ** (largest power).
+    A loss over N data points, each with its own ``exp(-z)``, costs 2 ** N times its nodes."""
+    largest = {}
+    for power in expr.atoms(sympy.Pow):
+        if power.exp.is_Integer and power.exp < 0 and not power.base.is_Number:
+            largest[power.base] = max(largest.get(power.base, 0), -int(power.exp))
+    terms = math.prod((len(b.args) if b.is_Add else 1) ** k for b, k in largest.items())
+    return tree_size(expr, CHEAP_MAX_NODES + 1) * terms
+
+
+def _unstop(expr):
+    """StopGradient(e) is e in value: remove the markers before comparing values."""
+    return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
