@@ -1,4 +1,5 @@
 """The arguments of a call of an array row, as the row's ``read`` sees them (``Arguments``)."""
+import numpy as np
 import sympy
 
 from . import array_indexing
@@ -134,6 +135,10 @@ class Arguments:
     def index_entry(self, value, dim):
         return self.reader.index_value(value, dim, self.node, self.frame)
 
+    def constant_indices(self, value):
+        """The int array ``value`` holds when the gradient is built, else None."""
+        return self.reader.constant_indices(value) if isinstance(value, sympy.Symbol) else None
+
     def array_of(self, value):
         if isinstance(value, sympy.Expr):
             return value
@@ -156,7 +161,20 @@ class Arguments:
                     self.fail("np.array of arrays is not supported here",
                               "build arrays from numbers (np.array([a, b]))")
                 flat.append(item)
+        if isinstance(value, tuple) and _bools(value) is not None:  # np.array([True, False])
+            return self.constant(np.array(_bools(value)), "mask")  # a constant mask, as NumPy's
         walk(value, 0)
         if not flat:
             self.fail("an empty array is not supported", "give it elements")
         return self.bind(array_indexing.ARRAY_OF.make(*flat, params=(tuple(shape),)), "stacked")
+
+
+def _bools(value):
+    """The nested lists of Python bools of a tuple of SymPy's ``true``/``false`` (``np.array``
+    of a literal mask), else None."""
+    if isinstance(value, tuple) and value:
+        items = [_bools(v) for v in value]
+        return items if all(i is not None for i in items) else None
+    if value is sympy.true or value is sympy.false:
+        return bool(value)
+    return None

@@ -8,8 +8,8 @@ float64 at several random sizes (one build of symgrad's gradient serving them al
    element of every array parameter becomes a real SymPy symbol (``X[0,1]``), and both
    symgrad's generated gradient and ``df`` run on those symbolic arrays (``array_trace``), so each
    result element is a SymPy expression. Each element's difference symgrad − df goes through the
-   scalar check's bounded simplification (``check_symbolic._difference``); a float constant that is the
-   correctly rounded value of a simple fraction (``1.0 / 3``, ``0.01``) is read as that fraction
+   scalar check's bounded simplification (``check_symbolic._compared``); a float constant that is
+   the correctly rounded value of a simple fraction (``1.0 / 3``, ``0.01``) is read as that fraction
    (``array_trace.number``), so a gradient scaled by ``1.0 / n`` in one and divided by ``n`` in
    the other is proved equal. The elements not proved 0 are evaluated at 50 digits at random
    points of that shape (values in [-2, 2], or [0.1, 2] as below, where both are finite and
@@ -53,7 +53,7 @@ ATTEMPTS = 20
 DIGITS = 50
 
 
-def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, difference):
+def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, compared):
     """The ``GradientCheck`` of ``df`` against ``gradient`` (``grad(f, shapes=shapes)``).
 
     Args:
@@ -66,8 +66,9 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
         points: None (``TRIALS`` random sizes) or an int, the number of random sizes.
         rtol: the relative tolerance.
         seed: the random seed (sizes and values are reproducible).
-        difference: the scalar check's ``symgrad − df`` simplification (ours, theirs) → 0 when
-            proved equal, else the smallest form reached.
+        compared: the scalar check's ``symgrad − df`` simplification (ours, theirs) →
+            (0 when proved equal, else the smallest form reached; why SymPy was not tried, by
+            size, or None).
 
     Raises:
         OutputShapeError: ``df`` returns another number of values than there are ``wrt``.
@@ -89,7 +90,7 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
     numeric = _numeric(gradient, df, shapes, params, fixed, dims, points or TRIALS, rtol, seed)
     names = gradient.program.output_names
     symbolic = _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed,
-                         difference)
+                         compared)
     differing = tuple(name for name in names if name in numeric["differing"]
                       or symbolic["elements"].get(name))
     if differing or numeric["raised"]:
@@ -108,7 +109,8 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, diffe
                        worst_error=worst["error"], expected=worst["expected"], got=worst["got"],
                        rtol=rtol, raised=numeric["raised"], arrays=True,
                        sizes=symbolic["sizes"], elements=symbolic["elements"],
-                       symbolic_note=symbolic["note"], precise_points=symbolic["evaluated"])
+                       symbolic_note=symbolic["note"], precise_points=symbolic["evaluated"],
+                       skipped=tuple(symbolic["skipped"]))
 
 
 def _resolved(gradient, shapes):
@@ -179,12 +181,12 @@ def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
                 raised=raised)
 
 
-def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, difference):
+def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, compared):
     """The symbolic half on the concrete shape: differences per element, 50-digit values for
     those not proved 0."""
     sizes = dict(zip(dims, SIZES))
     found = dict(sizes=None, elements={}, differences=(None,) * len(names), proved=False,
-                 evaluated=0, note=None)
+                 evaluated=0, note=None, skipped=[])
     if len(dims) > len(SIZES):
         found["note"] = f"more than {len(SIZES)} named dimensions"
         return found
@@ -223,7 +225,9 @@ def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, diff
             continue
         shown = 0
         for index in np.ndindex(a.shape):
-            d = difference(a[index], b[index])
+            d, skipped = compared(a[index], b[index])
+            if skipped:
+                found["skipped"].append(f"{name}[{','.join(map(str, index))}]: {skipped}")
             if d != 0:
                 undecided.append((name, index, a[index], b[index]))
                 shown = d if shown == 0 else shown
@@ -326,10 +330,15 @@ def array_lines(report, shown, most):
                      "difference was not proved 0")
     if report.verdict == "equal":
         if report.basis != "symbolic" and report.precise_points:
+            count = len(report.skipped)
+            how = " (SymPy did not simplify every difference to 0)"
+            if count:
+                element, why = report.skipped[0].split(": ", 1)
+                how = (f": the numbers decided (the symbolic comparison was skipped by size in "
+                       f"{count} element{'s' * (count != 1)}; in {element}, {why})")
             lines.append(f"  every element agrees within rtol{at} at the "
                          f"{report.precise_points} point{'s' * (report.precise_points != 1)} "
-                         f"evaluated, at {DIGITS} digits (SymPy did not simplify every "
-                         "difference to 0)")
+                         f"evaluated, at {DIGITS} digits{how}")
         every = f"all {len(names)} components agree" if len(names) > 1 else "it agrees"
         lines.append(f"  {every} within rtol at the {report.evaluated} random size"
                      f"{'s' * (report.evaluated != 1)} evaluated, in float64")

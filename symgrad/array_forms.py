@@ -4,11 +4,16 @@ refusals that speak of arrays: item assignment, a loop over an array's elements 
 ``sum`` of one, and a division by a size that a size-1 axis makes zero."""
 import ast
 
+import numpy as np
 import sympy
 
 from .array_arguments import Negation, is_condition
 from .functions import AndThen, OrElse
 from .shapes import ONE
+
+_FOLDED = {"&": np.logical_and, "np.logical_and": np.logical_and, "|": np.logical_or,
+           "np.logical_or": np.logical_or, "~": np.logical_not, "np.logical_not": np.logical_not}
+"""The NumPy function of each way of combining masks, for constant masks (folded at build)."""
 
 
 class FormReader:
@@ -51,7 +56,13 @@ class FormReader:
         """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element
         conditions: NumPy's way of combining masks, kept in source order and as written
         (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
-        it is False where ``x`` is nan). Numbers are refused (``and``/``or``/``not`` say it)."""
+        it is False where ``x`` is nan). A constant boolean array is the condition ``MASK != 0``
+        (of constant masks only, the result is the constant mask NumPy computes: ``~MASK``).
+        Numbers are refused (``and``/``or``/``not`` say it)."""
+        masks = [self.constant_mask_of(c) for c in conditions]
+        if all(m is not None for m in masks):  # ~MASK, MASK1 & MASK2: a constant mask again
+            return self.constant_array(_FOLDED[operator](*masks), node, frame, base="mask")
+        conditions = [c if m is None else sympy.Ne(c, 0) for c, m in zip(conditions, masks)]
         if not all(is_condition(c) for c in conditions):
             return self.fail(node, frame, f"`{operator}` combines conditions here, and a number "
                              "or an array of numbers is given", "compare first: "
@@ -70,6 +81,19 @@ class FormReader:
             result = Negation(conditions[0])
         self.shape_at(result, node, frame)  # the conditions' shapes broadcast
         return result
+
+    def constant_mask_of(self, value):
+        """The constant boolean array (module-level, closure, default or folded: ``~MASK``) the
+        symbol ``value`` stands for, else None: a mask known when the gradient is built."""
+        if isinstance(value, sympy.Symbol) and value.name in self.constants and \
+                self.constants[value.name].dtype.kind == "b":
+            return self.constants[value.name]
+        return None
+
+    def is_mask(self, value):
+        """Whether ``value`` combines with ``&``, ``|``, ``~`` as NumPy's masks do: an element
+        condition or a constant boolean array."""
+        return is_condition(value) or self.constant_mask_of(value) is not None
 
     iterating = None  # the builtin (`sum`, `zip` ...) whose argument is being read
 

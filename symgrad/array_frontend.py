@@ -20,7 +20,6 @@ import numpy as np
 import sympy
 
 from . import arrays
-from .array_arguments import is_condition
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
@@ -85,6 +84,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         self.array_defaults = {}  # parameter -> the constant holding its array default
         self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
         self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
+        self.index_constants = {}  # a constant mask's or index node's name -> constants
 
     # --- the function -----------------------------------------------------------------------
     def read(self, function):
@@ -192,7 +192,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
     def _value(self, node, frame):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             operand = self.value(node.operand, frame)
-            if is_condition(operand):
+            if self.is_mask(operand):
                 return self.logical("~", [operand], node, frame)
             self.number(operand, node, frame)
             return self.fail(node, frame, "the operator `~` is not supported on numbers or "
@@ -298,7 +298,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
 
     def binary(self, op, a, b, node, frame):
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (
-                is_condition(a) or is_condition(b)):
+                self.is_mask(a) or self.is_mask(b)):
             if isinstance(op, ast.BitXor):
                 return self.fail(node, frame, "`^` of conditions is not supported",
                                  "combine them with & | ~: (a & ~b) | (~a & b)")

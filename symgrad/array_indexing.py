@@ -16,7 +16,8 @@ from .shapes import from_two
 
 # --- indexing -------------------------------------------------------------------------------
 def index(x, spec):
-    """``x[spec]``: ``spec`` a tuple of entries ``("int", k)``, ``("slice", start, stop, step)``
+    """``x[spec]``: ``spec`` a tuple of entries ``("int", k)`` (``k`` an int, or an integer
+    expression of sizes: ``x[n // 2]``), ``("slice", start, stop, step)``
     or ``("array", name, shape, values)``; ``x`` itself for an empty spec."""
     return INDEX.make(x, params=tuple(spec)) if spec else x
 
@@ -38,13 +39,17 @@ def _slice_length(d, start, stop, step):
     if d.is_Integer:
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
     if step > 0:
-        def at(v, default):
+        def at(v, default, clamped=True):
             if v is None:
                 return default
             if isinstance(v, sympy.Basic) and not v.is_Integer:  # a nonnegative size: n // 2
-                return sympy.Min(v, d)
-            return sympy.Min(v, d) if v >= 0 else sympy.Max(d + v, 0)
-        return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0)) / step))
+                return sympy.Min(v, d) if clamped else v
+            if v >= 0:
+                return sympy.Min(v, d) if clamped else v
+            return sympy.Max(d + v, 0)
+        # a nonnegative start past the end gives 0 elements clamped or not (the stop is at most
+        # d): unclamped, x[1:] has d - 1 elements, as x[:-1] has, for every d
+        return sympy.Max(0, sympy.ceiling((at(stop, d) - at(start, 0, False)) / step))
 
     def back(v, default):
         if v is None:
@@ -93,6 +98,8 @@ def index_item_ast(item, call=False):
     where a slice is written ``slice(a, b, c)``)."""
     kind = item[0]
     if kind == "int":
+        if isinstance(item[1], sympy.Basic):  # a size the function reads: x[n // 2]
+            return int_ast(item[1])
         return ast.Constant(item[1]) if item[1] >= 0 else ast.UnaryOp(ast.USub(),
                                                                      ast.Constant(-item[1]))
     if kind == "at":

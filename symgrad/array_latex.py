@@ -71,9 +71,9 @@ class ArrayLatexPrinter(LatexPrinter):
             spec = ", ".join(r"\text{None}" if k in params[0] else ":" for k in range(rank))
             return rf"{{{self._grouped(inputs[0])}}}_{{[{spec}]}}"
         if name == "index":
-            return rf"{{{self._grouped(inputs[0])}}}_{{[{_spec(params)}]}}"
+            return rf"{{{self._grouped(inputs[0])}}}_{{[{_spec(params, self._print)}]}}"
         if name == "index_adjoint":  # zeros of the input's shape, each piece added at its index
-            pieces = r",\ ".join(rf"{self._print(g)} \text{{ at }} [{_spec(spec)}]"
+            pieces = r",\ ".join(rf"{self._print(g)} \text{{ at }} [{_spec(spec, self._print)}]"
                                   for g, spec in zip(inputs, params[1]))
             return rf"\operatorname{{scatter\_add}}\left({pieces}\right)"
         if name == "broadcast_to":
@@ -124,18 +124,24 @@ def _is_reciprocal(factor):
     return factor.is_Pow and factor.exp.is_negative
 
 
-def _spec(spec):
-    return ", ".join(map(_index_item, spec))
+def _spec(spec, show):
+    return ", ".join(_index_item(item, show) for item in spec)
 
 
-def _index_item(item):
-    """One entry of an index node's spec as NumPy writes it (``1:``, ``::2``, ``0``, ``[0, 2]``)."""
+def _index_item(item, show):
+    """One entry of an index node's spec as NumPy writes it (``1:``, ``::2``, ``0``, ``[0, 2]``);
+    ``show`` prints a SymPy value (a size, ``n // 2``; an index the code computes)."""
     kind = item[0]
+    if kind in ("int", "at") and isinstance(item[1], sympy.Basic):  # x[n // 2], x[i]
+        return show(item[1])
     if kind == "int":
         return str(item[1])
     if kind == "slice":
-        start, stop, step = (("" if v is None else str(v)) for v in item[1:])
+        start, stop, step = (("" if v is None else show(v) if isinstance(v, sympy.Basic) else
+                              str(v)) for v in item[1:])
         return f"{start}:{stop}" + (f":{step}" if step else "")
+    if isinstance(item[1], sympy.Basic):  # an index array computed when called
+        return show(item[1])
     return item[1].replace("_", "\\_") if item[1] is not None else str(list(item[3]))
 
 

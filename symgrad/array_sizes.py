@@ -92,6 +92,8 @@ class SizeReader:
                 taken.add(preferred)
                 final[value] = dim_symbol(preferred)
         rule = {s: dims.dim(s).xreplace(final) for s in self.provisional}
+        rule.update((s, dims.dim(s)) for s in dims.named if dims.dim(s) != s)  # n: 4
+
         program.names = taken | {s.name for s in final.values()}
         program.assignments = [_replace(a, rule) for a in program.assignments]
         program.outputs = tuple(o if o is None else o.xreplace(rule) for o in program.outputs)

@@ -36,6 +36,7 @@ differences.
 """
 import importlib
 
+import numpy as np
 import sympy
 
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
@@ -52,7 +53,7 @@ __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", 
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
 from .rules import LAZY_MODULES, Written, resolve_pending
-from .shapes import ONE, size
+from .shapes import ONE, ShapeError, size
 from .written import kept_as_written
 
 # --- reads of the rows without a node of their own ------------------------------------------------
@@ -63,6 +64,73 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
     count = size([shape[k] for k in axes])  # NumPy's mean is the sum divided by the count:
     return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
+
+
+def _read_var(root):
+    """``np.var`` (``np.std``: its square root) as NumPy computes it: the mean along the axes
+    (kept), the squared deviations summed along them, divided by the count less ``ddof``."""
+    def read(ctx, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if dtype is not None or out is not None:
+            ctx.fail("np.var/np.std with dtype= or out= is not supported", "leave them out")
+        x = ctx.array(a)
+        shape = ctx.shape(x)
+        axes = ctx.axes(axis, len(shape))
+        count = size([shape[k] for k in axes])
+        total = ctx.bind(reduce_(SUM, x, axes, True, len(shape)), "total")
+        mean = kept_as_written(total / count, Written(sympy.Integer(3), total, count))
+        deviation = ctx.bind(x - mean, "deviation")
+        squares = ctx.bind(reduce_(SUM, deviation * deviation, axes, ctx.flag(keepdims),
+                                   len(shape)), "squares")
+        divisor = count - ctx.integer(ddof)
+        variance = kept_as_written(squares / divisor, Written(sympy.Integer(3), squares, divisor))
+        return sympy.sqrt(variance) if root else variance
+    return read
+
+
+def _diagonal(ctx, x, what):
+    """The main diagonal of the matrix ``x``, gathered with ``np.arange`` (``A[steps, steps]``:
+    the adjoint adds into the diagonal)."""
+    shape = ctx.shape(x)
+    if len(shape) != 2:
+        ctx.fail(f"{what} is supported for a matrix here", "np.eye(n) * v makes a diagonal "
+                 "matrix of a vector v")
+    length = shape[0] if shape[0] == shape[1] else sympy.Min(*shape)
+    steps = ctx.bind(ARANGE.make(params=(sympy.Integer(0), length, sympy.Integer(1))), "steps")
+    entry = ("array", steps, (length,), ())
+    return ctx.bind(index(x, (entry, entry)), "diagonal")
+
+
+def _read_trace(ctx, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``np.trace`` of a matrix as NumPy computes it: the sum of its diagonal."""
+    if ctx.integer(offset) != 0 or (ctx.integer(axis1), ctx.integer(axis2)) != (0, 1) or \
+            dtype is not None or out is not None:
+        ctx.fail("np.trace is supported for a matrix, without offset, axes, dtype or out",
+                 "gather the diagonal with np.arange and sum it")
+    diagonal = _diagonal(ctx, ctx.array(a), "np.trace")
+    return ctx.bind(reduce_(SUM, diagonal, (0,), False, 1), "total")
+
+
+def _read_diag(ctx, v, k=0):
+    """``np.diag`` of a matrix: its main diagonal (of a vector, a matrix, is refused)."""
+    if ctx.integer(k) != 0:
+        ctx.fail("np.diag with an offset k is not supported", "slice the matrix first")
+    return _diagonal(ctx, ctx.array(v), "np.diag")
+
+
+def _read_diff(ctx, a, n=1, axis=-1, prepend=None, append=None):
+    """``np.diff``: ``a[1:] - a[:-1]`` along the axis, ``n`` times, as NumPy computes it."""
+    if prepend is not None or append is not None:
+        ctx.fail("np.diff with prepend= or append= is not supported",
+                 "np.concatenate the values first")
+    x = ctx.array(a)
+    shape = ctx.shape(x)
+    (k,) = ctx.axes(axis, len(shape))
+    every = (("slice", None, None, None),) * k
+    for _ in range(ctx.integer(n)):
+        upper = ctx.bind(index(x, every + (("slice", 1, None, None),)), "item")
+        lower = ctx.bind(index(x, every + (("slice", None, -1, None),)), "item")
+        x = ctx.bind(upper - lower, "difference")
+    return x
 
 
 def _read_squeeze(ctx, a, axis=None):
@@ -86,6 +154,39 @@ def _read_take(ctx, a, indices=REQUIRED, axis=None):
     k = 0 if axis is None else ctx.axes(axis, len(shape))[0]
     entry = ctx.index_entry(indices, shape[k])
     return index(x, (("slice", None, None, None),) * k + (entry,))
+
+
+def _read_take_along_axis(ctx, arr, indices=REQUIRED, axis=REQUIRED):
+    """``np.take_along_axis(x, IDX, axis)`` of a constant int array ``IDX`` (of ``x``'s rank): the
+    gather ``x[..., IDX, ...]`` with, on every other axis, the constant positions ``IDX`` is
+    broadcast along (``np.arange``), as NumPy builds it."""
+    x = ctx.array(arr)
+    shape = ctx.shape(x)
+    found = ctx.constant_indices(indices)
+    if found is None or axis is None or found.ndim != len(shape):
+        ctx.fail("np.take_along_axis is supported with a constant int array of the array's rank "
+                 "and an axis", "index with np.arange rows: x[np.arange(n), LABELS]")
+    (k,) = ctx.axes(axis, len(shape))
+    spec = []
+    for j, d in enumerate(shape):
+        if j == k:
+            positions = indices
+        else:
+            along = np.arange(found.shape[j]).reshape([-1 if i == j else 1
+                                                      for i in range(len(shape))])
+            positions = ctx.constant(np.ascontiguousarray(np.broadcast_to(along, found.shape)),
+                                     "positions")
+            try:  # the array's size on that axis (broadcasting IDX is not supported)
+                if (found.shape[j] == 1) != (d == ONE):
+                    raise ShapeError("one is 1")
+                if d != ONE:
+                    ctx.reader.dims.unify(d, sympy.Integer(found.shape[j]))
+            except ShapeError:
+                ctx.fail(f"the indices have {found.shape[j]} along axis {j}, the array "
+                         f"{ctx.reader.dims.text(d)}", "give the indices the array's shape "
+                         "on the other axes")
+        spec.append(ctx.index_entry(positions, d))
+    return index(x, tuple(spec))
 
 
 def _read_full(value):
@@ -169,11 +270,18 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
 
 
 def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm`` without ``ord``: the 2-norm of the vectors along ``axis`` (an int), the
+    Frobenius norm over two axes (a pair) or of the whole array (None), as NumPy computes it:
+    ``sqrt(sum(x * x))`` along those axes."""
     v = ctx.array(x)
-    if ord is not None or axis is not None or keepdims is not False or len(ctx.shape(v)) != 1:
-        ctx.fail("np.linalg.norm is supported for a vector, without ord, axis or keepdims",
-                 "write np.sqrt(np.sum(x * x, axis=...)) for other cases")
-    return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, (0,), False, 1), "total"))
+    rank = len(ctx.shape(v))
+    if ord is not None or not rank:
+        ctx.fail("np.linalg.norm is supported without ord, of an array",
+                 "write np.sqrt(np.sum(x * x, axis=...)) for other norms")
+    axes = tuple(range(rank)) if axis is None else ctx.axes(axis, rank)
+    if axis is not None and len(axes) > 2:
+        ctx.fail("np.linalg.norm over more than two axes is not defined", "pass one or two axes")
+    return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, axes, ctx.flag(keepdims), rank), "total"))
 
 
 def _read_outer(ctx, a, b):
@@ -200,6 +308,8 @@ def _binary(make):
 
 
 # --- the table ----------------------------------------------------------------------------------
+_MOMENT = (("a", REQUIRED), ("axis", None), ("dtype", None), ("out", None), ("ddof", 0),
+           ("keepdims", False))
 MEAN = ArrayRule("mean", ("numpy.mean",), ("mean",), _AXIS, read=_read_mean)
 SQUEEZE = ArrayRule("squeeze", ("numpy.squeeze",), ("squeeze",), (("a", REQUIRED),
                                                                   ("axis", None)),
@@ -236,6 +346,19 @@ ARRAY_RULES = (
               read=_read_logaddexp),
     ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),
                                                    ("keepdims", False)), read=_read_norm),
+    ArrayRule("var", ("numpy.var",), ("var",), _MOMENT, read=_read_var(False)),
+    ArrayRule("std", ("numpy.std",), ("std",), _MOMENT, read=_read_var(True)),
+    ArrayRule("trace", ("numpy.trace",), ("trace",), (("a", REQUIRED), ("offset", 0),
+                                                      ("axis1", 0), ("axis2", 1),
+                                                      ("dtype", None), ("out", None)),
+              read=_read_trace),
+    ArrayRule("diag", ("numpy.diag",), (), (("v", REQUIRED), ("k", 0)), read=_read_diag),
+    ArrayRule("take_along_axis", ("numpy.take_along_axis",), (),
+              (("arr", REQUIRED), ("indices", REQUIRED), ("axis", REQUIRED)),
+              read=_read_take_along_axis),
+    ArrayRule("diff", ("numpy.diff",), (), (("a", REQUIRED), ("n", 1), ("axis", -1),
+                                            ("prepend", None), ("append", None)),
+              read=_read_diff),
     ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
               read=_read_stack),
     ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),

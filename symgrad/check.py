@@ -27,7 +27,7 @@ from .api import GradientFunction, _primal_program, grad, normalize_wrt
 from .array_check import check_arrays
 from .check_numeric import RANDOM_POINTS, _Numbers, _random_points
 from .check_report import GradientCheck, _is_zero
-from .check_symbolic import _difference, _in_primal_symbols, _symbolic
+from .check_symbolic import _compared, _in_primal_symbols, _symbolic
 from .differentiate import differentiate
 from .errors import OptionError, OutputShapeError, public_entry
 from .frontend import to_program
@@ -86,7 +86,7 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
                 raise OptionError(f"with shapes=, points is a number of random sizes >= 1, not "
                                   f"{points!r}")
             return check_arrays(GradientCheck, grad(f, wrt=wrt, shapes=shapes), f, df, shapes,
-                                points, rtol, seed, _difference)
+                                points, rtol, seed, _compared)
         return _check(f, df, wrt, points, rtol, seed, strategy)
 
 
@@ -125,8 +125,8 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
     derivative = differentiate(primal, wrt_names, strategy=strategy)
     names = derivative.output_names
     theirs = _in_primal_symbols(hand, primal)
-    differences = tuple(_difference(ours, mine) for ours, mine in zip(
-        _symbolic(derivative), theirs))
+    compared = [_compared(ours, mine) for ours, mine in zip(_symbolic(derivative), theirs)]
+    differences = tuple(difference for difference, _ in compared)
     gradient = grad(f, wrt=wrt_names, strategy=strategy)
     if points is None or isinstance(points, int):
         points = _random_points(f, gradient, df, primal, wrt_names, seed,
@@ -152,7 +152,8 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
                          worst_point=worst["point"], worst_component=worst["component"],
                          worst_error=worst["error"], expected=worst["expected"],
                          got=worst["got"], kinks=numbers.kinks, rtol=rtol,
-                         raised=numbers.raised, floats_only=numbers.floats_only)
+                         raised=numbers.raised, floats_only=numbers.floats_only,
+                         skipped=tuple(reason for _, reason in compared))
 
 
 def _hand_program(df):

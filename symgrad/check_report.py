@@ -4,10 +4,14 @@ The layout follows autograd's ``check_grads``: the analytic and the reference va
 differences are shown only for the components that differ, each cut to ``SHOWN_CHARS``
 characters. Array code's lines are ``array_check.array_lines``.
 """
+import math
 from dataclasses import dataclass, field
+
+import sympy
 
 from .array_check import array_lines
 from .check_numeric import DIGITS
+from .functions import Literal
 
 SHOWN_CHARS = 200  # a difference shown in the report is cut to this many characters
 SHOWN_COMPONENTS = 10  # at most this many differing components are listed in the report
@@ -52,6 +56,10 @@ class GradientCheck:
             on the concrete shape (or a one-item tuple naming a shape mismatch).
         symbolic_note: array code: why the symbolic half did not run or decide, else None.
         precise_points: array code: the points of the concrete shape evaluated at 50 digits.
+        skipped: scalar code: per component, why SymPy was not tried on its difference (an
+            expression over the size budget of ``check_symbolic``, named with its size), or None
+            where it was (or the difference was 0 at once); the numbers decide those components.
+            Array code: a note per element of the concrete shape skipped so (``"dX[0,1]: ..."``).
     """
 
     verdict: str
@@ -76,6 +84,7 @@ class GradientCheck:
     elements: dict = field(default_factory=dict)
     symbolic_note: str = None
     precise_points: int = 0
+    skipped: tuple = ()
 
     def __str__(self):
         basis = f", basis {self.basis}" if self.basis else ""
@@ -84,11 +93,14 @@ class GradientCheck:
         if self.arrays:
             return "\n".join(lines + array_lines(self, _shown, SHOWN_COMPONENTS))
         n, proved = len(self.names), sum(1 for d in self.differences if _is_zero(d))
+        skipped = self.skipped or (None,) * n
         if self.verdict == "different":
             shown = [name for name in self.names if name in self.differing]
             for name in shown[:SHOWN_COMPONENTS]:
-                difference = self.differences[self.names.index(name)]
-                lines.append(f"  {name} differs: symgrad - df = {_shown(difference)}")
+                k = self.names.index(name)
+                why = f" (not simplified: {skipped[k]})" if skipped[k] else ""
+                lines.append(f"  {name} differs: symgrad - df = {_shown(self.differences[k])}"
+                             f"{why}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
             if not shown:
@@ -101,17 +113,17 @@ class GradientCheck:
             lines.append("  symgrad - df simplifies to 0" + (" in every component" * (n > 1)))
         elif self.basis == "numeric":
             every = f"all {n} components agree" if n > 1 else "it agrees"
-            how = (f"symgrad - df simplifies to 0 in {proved} of {n}" if n > 1 else
-                   "SymPy did not simplify symgrad - df to 0")
             lines.append(f"  {every} within rtol at the {self.evaluated} point"
-                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits ({how})")
+                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits"
+                         f"{_how(self.names, proved, skipped)}")
         else:
             lines.append("  no point could be evaluated: pass points= where the function and "
                          "its gradient are defined")
-            unproved = [(name, d) for name, d in zip(self.names, self.differences)
-                        if not _is_zero(d)]
-            for name, d in unproved[:SHOWN_COMPONENTS]:
-                lines.append(f"  {name}: symgrad - df = {_shown(d)} (not proved 0)")
+            unproved = [(name, d, why) for name, d, why in zip(self.names, self.differences,
+                                                                skipped) if not _is_zero(d)]
+            for name, d, why in unproved[:SHOWN_COMPONENTS]:
+                why = f": the symbolic comparison was skipped by size, {why}" if why else ""
+                lines.append(f"  {name}: symgrad - df = {_shown(d)} (not proved 0{why})")
         if self.worst_point is not None:
             lines.append(f"  worst point {self.worst_point}: {self.worst_component} is "
                          f"{self.got!r} by df, {self.expected!r} by symgrad "
@@ -126,8 +138,51 @@ def _is_zero(difference):
     return difference is not None and difference == 0
 
 
+def _how(names, proved, skipped):
+    """The end of the line of a numeric "equal": what the symbolic half did, and that the
+    numbers decided where it was skipped."""
+    n, count = len(names), sum(1 for why in skipped if why)
+    if not count:
+        return f" (symgrad - df simplifies to 0 in {proved} of {n})" if n > 1 else \
+            " (SymPy did not simplify symgrad - df to 0)"
+    first = next(k for k, why in enumerate(skipped) if why)
+    if n == 1:
+        return f": the numbers decided (the symbolic comparison was skipped by size: " \
+            f"{skipped[first]})"
+    which = f"all {n} components" if count == n else f"{count} of {n} components"
+    tried = f"symgrad - df simplifies to 0 in {proved} of {n}; " if count < n else ""
+    return f": the numbers decided ({tried}the symbolic comparison was skipped by size in " \
+        f"{which}; in {names[first]}, {skipped[first]})"
+
+
 def _shown(difference):
+    """A difference as the report prints it, cut to ``SHOWN_CHARS``: its numeric factors
+    multiplied out (``_folded``; the printing only, the compared values are not changed)."""
     if difference is None:
         return "(too large to simplify)"
-    text = str(difference)
+    text = str(_folded(difference))
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+
+
+def _folded(expr):
+    """``expr`` with the numbers of each product (and a number's integer power) multiplied out
+    in float as Python computes them, for printing: ``8*1.9`` is ``15.2``. SymPy folds exact
+    numbers itself; a ``Literal`` (a float kept opaque so that SymPy does not fold it into a
+    sum: ``mu - 1.9``) stays a factor once the sum is multiplied out (``8*mu - 8*1.9``)."""
+    def numeric(e):
+        return e.is_Number or isinstance(e, Literal)
+
+    def fold(e):
+        if e.is_Pow:
+            return Literal(float(e.base) ** int(e.exp))
+        value = math.prod(float(a) for a in e.args if numeric(a))
+        rest = [a for a in e.args if not numeric(a)]
+        if not rest:
+            return Literal(value)
+        factors = [sympy.S.NegativeOne, Literal(-value)] if value < 0 else [Literal(value)]
+        return sympy.Mul(*factors, *rest, evaluate=False)
+
+    def unfolded(e):
+        return (e.is_Mul and sum(1 for a in e.args if numeric(a)) > 1 or e.is_Pow and isinstance(
+            e.base, Literal) and e.exp.is_Integer) and any(isinstance(a, Literal) for a in e.args)
+    return expr.replace(unfolded, fold)

@@ -1,7 +1,7 @@
 """The symbolic half of ``check_grad``: symgrad − df brought to 0 within a size budget.
 
 Both programs' outputs as expressions of the parameters (``_symbolic``), then each difference
-normalised cheaply (``cancel``) and, when it is small, ``simplify``-d (``_difference``). The budget
+normalised cheaply (``cancel``) and, when it is small, ``simplify``-d (``_compared``). The budget
 is by size, checked before SymPy is called, never by time, so the report is the same on every
 machine: an expression of more than ``SYMBOLIC_MAX_NODES`` nodes is not compared at all, a
 difference of more than ``CHEAP_MAX_NODES`` nodes or of a ``_normalising_cost`` above
@@ -35,16 +35,23 @@ def _in_primal_symbols(hand, primal):
     return [None if e is None else e.xreplace(rename) for e in _symbolic(hand)]
 
 
-def _difference(ours, theirs):
-    """symgrad − df simplified within the budget: 0 when proved equal, else the smallest form
-    reached (fewest nodes), which the report shows."""
+def _compared(ours, theirs):
+    """(symgrad − df simplified within the budget, why SymPy was not tried or None): the
+    difference is 0 when proved equal, else the smallest form reached (fewest nodes), or None
+    where an expression was too large to form; the reason names the size that was over its
+    budget (the report says so: the numbers decided)."""
     if ours is None or theirs is None:
-        return None
+        return None, f"an expression has more than {SYMBOLIC_MAX_NODES} nodes"
     difference = _unstop(ours - theirs)
     size = tree_size(difference, CHEAP_MAX_NODES + 1)
-    if difference == 0 or size > CHEAP_MAX_NODES or (
-            _normalising_cost(difference) > NORMALISE_MAX_COST):
-        return difference
+    if difference == 0:
+        return difference, None
+    if size > CHEAP_MAX_NODES:
+        return difference, f"symgrad - df has more than {CHEAP_MAX_NODES} nodes"
+    cost = _normalising_cost(difference)
+    if cost > NORMALISE_MAX_COST:
+        return difference, (f"symgrad - df over one denominator would cost {cost} ({size} "
+                            f"nodes x {cost // size} terms), above {NORMALISE_MAX_COST}")
     forms = [difference]
     for attempt in (sympy.cancel, sympy.simplify):  # one fraction (functions as variables)
         if attempt is sympy.simplify and size > SIMPLIFY_MAX_NODES:
@@ -54,8 +61,8 @@ def _difference(ours, theirs):
         except Exception:  # noqa: BLE001 - SymPy can fail on exotic input; the numbers decide
             continue
         if forms[-1] == 0:
-            return forms[-1]
-    return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4))
+            return forms[-1], None
+    return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4)), None
 
 
 def _normalising_cost(expr):

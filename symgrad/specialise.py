@@ -32,16 +32,39 @@ def library_kind(values):
     return "numpy"
 
 
-def axes_pattern(value):
-    """The pattern of one argument: ``()`` for a number, else one ``size == 1`` flag per axis."""
+def axes_pattern(value, name="an argument"):
+    """The pattern of one argument: ``()`` for a number, else one ``size == 1`` flag per axis.
+
+    Raises:
+        TypeError: ``value`` is a list (or tuple) holding an array of another library that NumPy
+            dispatches to (a Dask array): making one NumPy array of the list would compute it,
+            eagerly and in memory (``name`` names the parameter in the message).
+    """
     shape = getattr(value, "shape", None)
     if shape is None:
         if isinstance(value, (list, tuple)):
-            import numpy as np
-            shape = np.shape(value)
+            lazy = _lazy_type(value)
+            if lazy is not None:
+                raise TypeError(f"{name} is a list holding a {lazy.__module__.split('.')[0]} "
+                                f"{lazy.__name__}: making one NumPy array of the list would "
+                                "compute it, eagerly and in memory; pass one array instead "
+                                "(da.stack(...) keeps it lazy; np.asarray(...) computes it)")
+            shape = numpy.shape(value)
         else:
             return ()
     return tuple(s == 1 for s in shape)
+
+
+def _lazy_type(items):
+    """The type of an array of another library in the (nested) list ``items``, else None."""
+    for kind in set(map(type, items)):
+        if kind in (list, tuple):
+            found = next(filter(None, (_lazy_type(i) for i in items if type(i) is kind)), None)
+            if found is not None:
+                return found
+        elif hasattr(kind, "__array_function__") and not issubclass(kind, numpy.ndarray):
+            return kind
+    return None
 
 
 def shapes_pattern(shapes, params):
@@ -129,7 +152,7 @@ class Specialisations:
             if shapes == self._last_shapes and tuple(map(type, args)) == self._last_types:
                 return self._last(*args)
         values = self.values(args, kwargs)
-        pattern = tuple(axes_pattern(v) for v in values)
+        pattern = tuple(map(axes_pattern, values, self.params))
         library = library_kind(values) if self.by_library else "numpy"
         built = self.by_pattern.get((library, pattern))
         if built is None:

@@ -2,6 +2,11 @@
 F16): element conditions combined with ``&``, ``|``, ``~`` and ``np.logical_*``; slices and
 elements of a constant index array and ``np.array`` of ints as indices; one-sided ``np.clip``;
 and the messages of what stays refused (item assignment, a loop over rows, builtin ``sum``).
+Also: constant boolean masks of any rank (``X[MASK2D]``, ``~MASK``, ``MASK & (x > 0)``,
+``np.array`` of bools), an index that is an integer of the sizes (``x[len(x) // 2]``),
+``np.arange`` as an index array (``logp[np.arange(n), LABELS]``), ``np.var``/``np.std``/
+``np.trace``/``np.diag``/``np.diff``/``np.linalg.norm`` along axes, a list of Dask arrays refused
+without computing it, and LaTeX of computed indices.
 
 Reference values: central differences along random directions in float64, hand-derived
 gradients, and the branch NumPy takes at nan.
@@ -290,3 +295,270 @@ def test_the_hint_of_a_chained_comparison_is_accepted_code():
     assert "not supported" not in info.value.hint
     x = np.array([-2.0, 0.5, 3.0])
     assert np.array_equal(gradient_of(inside, x), [1.0, 0.75, 1.0])  # that form, (x > -1) & ...
+
+
+# --- constant boolean masks of any rank, an index computed from a size ------------------------
+GRID = np.array([[True, False, True], [False, True, True]])
+CUBE = np.zeros((2, 3, 2), dtype=bool)
+CUBE[0, 1, 0] = CUBE[1, 2, 1] = CUBE[1, 0, 0] = True
+
+
+def mask_cubes(X):
+    return np.sum(X[GRID] ** 3)
+
+
+def mask_where(X):
+    return np.sum(np.where(GRID, X, 0) ** 2)
+
+
+def mask_negated(X):
+    return np.sum(X[~GRID] ** 2) + np.sum(np.where(GRID & (X > 0), X, 0.0))
+
+
+def mask_beside_an_int(X):
+    return np.sum(np.sin(X[GRID, 1]))
+
+
+def mask_after_ellipsis(X):
+    return np.sum(X[..., GRID] ** 2)
+
+
+def mask_of_rank_three(X):
+    return np.sum(X[CUBE] * X[CUBE])
+
+
+def literal_mask(X):
+    return np.sum(X[np.array([[True, False, True], [False, False, True]])] ** 2)
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_a_constant_mask_of_rank_two_indexes_as_numpy_does(k):
+    X = RNG.standard_normal((2, 3, k))
+    M = GRID[:, :, None]
+    assert np.allclose(gradient_of(mask_cubes, X), np.where(M, 3 * X ** 2, 0.0), rtol=1e-15)
+    assert np.allclose(gradient_of(mask_where, X[:, :, 0]), np.where(GRID, 2 * X[:, :, 0], 0.0),
+                       rtol=1e-15)
+    hand = np.where(GRID, 0.0, 2 * X[:, :, 0]) + np.where(GRID & (X[:, :, 0] > 0), 1.0, 0.0)
+    assert np.allclose(gradient_of(mask_negated, X[:, :, 0]), hand, rtol=1e-15)
+    hand = np.zeros_like(X)
+    hand[:, :, 1] = np.where(GRID, np.cos(X[:, :, 1]), 0.0)
+    assert np.allclose(gradient_of(mask_beside_an_int, X), hand, rtol=1e-15)
+    Y = RNG.standard_normal((k, 2, 3))
+    assert np.allclose(gradient_of(mask_after_ellipsis, Y), np.where(GRID, 2 * Y, 0.0),
+                       rtol=1e-15)
+    literal = np.array([[True, False, True], [False, False, True]])
+    assert np.array_equal(gradient_of(literal_mask, X), np.where(literal[:, :, None], 2 * X, 0.0))
+    Z = RNG.standard_normal((2, 3, 2, k))
+    assert np.allclose(gradient_of(mask_of_rank_three, Z), np.where(CUBE[..., None], 2 * Z, 0.0),
+                       rtol=1e-15)
+
+
+def test_a_mask_of_the_wrong_shape_is_refused_at_its_axes():
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as error:
+        symgrad.grad(mask_cubes, shapes={"X": (3, 3)})
+    assert "a boolean mask of shape (2, 3) for axes of sizes (3, 3)" in str(error.value)
+    assert error.value.lineno == mask_cubes.__code__.co_firstlineno + 1
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as error:
+        symgrad.grad(mask_cubes, shapes={"X": ("n",)})
+    assert "a boolean mask of rank 2 for 1 axis" in str(error.value)
+
+
+def middle_times_first(x):
+    return x[len(x) // 2] * x[0]
+
+
+def row_before_middle(X):
+    return np.sum(X[X.shape[0] // 2 - 1] ** 2) + np.sum(X[:, X.shape[1] // 2])
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_an_index_computed_from_a_size(n):
+    x = RNG.standard_normal(n)
+    hand = np.zeros(n)
+    hand[n // 2] += x[0]
+    hand[0] += x[n // 2]
+    assert np.array_equal(gradient_of(middle_times_first, x), hand)
+    X = RNG.standard_normal((n, n + 1))
+    hand = np.zeros_like(X)
+    hand[n // 2 - 1] = 2 * X[n // 2 - 1]
+    hand[:, (n + 1) // 2] += 1.0
+    assert np.array_equal(gradient_of(row_before_middle, X), hand)
+    assert "item = x[n // 2]" in symgrad.grad(middle_times_first).source
+
+
+def test_a_list_of_dask_arrays_is_refused_without_computing():
+    da = pytest.importorskip("dask.array")
+    from dask.callbacks import Callback
+
+    computed = []
+
+    class Counting(Callback):
+        def _start(self, dsk):
+            computed.append(dsk)
+
+    parts = [da.from_array(np.arange(3.0), chunks=2), da.ones(3, chunks=2)]
+    for shapes in (None, {"X": ("n", "d")}):
+        g = symgrad.grad(mask_where if shapes is None else row_before_middle, shapes=shapes)
+        with Counting(), pytest.raises(TypeError) as error:
+            g(parts)
+        assert str(error.value).startswith("X is a list holding a dask Array: making one NumPy "
+                                           "array of the list would compute it")
+    assert computed == []
+
+
+# --- np.arange as an index array: one element per row (cross-entropy with integer labels) ------
+LABELS = np.array([2, 0, 1, 1])
+
+
+def picked_by_constant_rows(Z):
+    logp = Z - np.log(np.sum(np.exp(Z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(len(LABELS)), LABELS])
+
+
+def picked_by_sized_rows(Z):
+    logp = Z - np.log(np.sum(np.exp(Z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(Z.shape[0]), LABELS])
+
+
+def diagonal_by_steps(A):
+    return np.sum(A[np.arange(len(A)), np.arange(len(A))] ** 2)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_np_arange_indexes_one_element_per_row(k):
+    Z = RNG.standard_normal((4, k))
+    P = np.exp(Z) / np.exp(Z).sum(axis=1, keepdims=True)
+    hand = (P - np.eye(k)[LABELS]) / 4  # softmax minus the one-hot labels, over the mean's 4
+    assert np.allclose(gradient_of(picked_by_sized_rows, Z), hand, rtol=1e-13)
+    assert np.allclose(gradient_of(picked_by_constant_rows, Z), hand, rtol=1e-13)
+    W = RNG.standard_normal((6, k))  # np.arange(4) picks the first 4 rows of any number
+    hand = np.zeros_like(W)
+    P = np.exp(W[:4]) / np.exp(W[:4]).sum(axis=1, keepdims=True)
+    hand[:4] = (P - np.eye(k)[LABELS]) / 4
+    assert np.allclose(gradient_of(picked_by_constant_rows, W), hand, rtol=1e-13)
+    A = RNG.standard_normal((k, k))
+    assert np.array_equal(gradient_of(diagonal_by_steps, A), np.diag(2 * np.diag(A)))
+
+
+def test_np_arange_of_a_size_beside_constant_labels_fixes_that_size():
+    g = symgrad.grad(picked_by_sized_rows, shapes={"Z": ("n", "k")})
+    assert "steps = np.arange(4)" in g.source  # n is the labels' count
+    with pytest.raises(ValueError, match="Z.shape\\[0\\] is 5; it must be 4"):
+        g(np.zeros((5, 3)))
+
+
+# --- np.var, np.std, np.trace, np.diff, np.linalg.norm along axes -------------------------------
+def spread(X):
+    return np.sum(np.var(X, axis=0)) + np.std(X[:, 0], ddof=1) + X.var(axis=1, keepdims=True)[0, 0]
+
+
+def trace_terms(A):
+    return np.trace(A) ** 2 + np.trace(A @ A.T) + A.trace()
+
+
+def second_differences(x):
+    return np.sum(np.diff(x, n=2) ** 2) + np.sum(np.diff(x))
+
+
+def row_norms(X):
+    return np.sum(np.linalg.norm(X, axis=1)) + np.linalg.norm(X) ** 2
+
+
+@pytest.mark.parametrize("n", [4, 7])
+def test_moments_traces_differences_and_norms_along_axes(n):
+    X = RNG.standard_normal((n, 3))
+    centred = X - X.mean(axis=0)
+    column = X[:, 0] - X[:, 0].mean()
+    hand = 2 * centred / n
+    hand[:, 0] += column / ((n - 1) * np.std(X[:, 0], ddof=1))
+    hand[0] += 2 * (X[0] - X[0].mean()) / 3
+    assert np.allclose(gradient_of(spread, X), hand, rtol=1e-12)
+    A = RNG.standard_normal((n, n))
+    assert np.allclose(gradient_of(trace_terms, A), 2 * np.trace(A) * np.eye(n) + 2 * A + np.eye(n),
+                       rtol=1e-13)
+    x = RNG.standard_normal(n + 2)
+    D = np.diff(np.eye(n + 2), n=2, axis=0)  # the second-difference matrix: D @ x = np.diff(x, 2)
+    hand = 2 * D.T @ (D @ x)
+    hand[0] -= 1.0
+    hand[-1] += 1.0
+    assert np.allclose(gradient_of(second_differences, x), hand, rtol=1e-12)
+    assert np.allclose(gradient_of(row_norms, X),
+                       X / np.linalg.norm(X, axis=1, keepdims=True) + 2 * X, rtol=1e-13)
+
+
+def test_a_trace_is_the_diagonal_summed_as_numpy_sums_it():
+    g = symgrad.grad(trace_terms, shapes={"A": ("n", "n")})
+    assert "diagonal = A[steps, steps]" in g.source
+    A = np.array([[1e16, 3.0], [2.0, 1.0]])
+    assert symgrad.value_and_grad(trace_terms)(A)[0] == trace_terms(A)
+
+
+def test_latex_prints_indices_computed_when_called():
+    # an index array the code computes (np.arange of a size) and an index of the sizes: the
+    # spec holds SymPy values there, which latex printed as names (and raised on) before
+    text = symgrad.latex(symgrad.grad(trace_terms, shapes={"A": ("n", "n")}))[0]
+    assert r"\operatorname{arange}" in text
+    text = symgrad.latex(symgrad.grad(middle_times_first, shapes={"x": ("n",)}))[0]
+    assert r"{x}_{[\left\lfloor{\frac{n}{2}}\right\rfloor]}" in text
+
+
+def diagonal_squares(A):
+    return np.sum(np.diag(A) ** 2)
+
+
+def diagonal_matrix(v):
+    return np.sum(np.diag(v))
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_the_diagonal_of_a_matrix(n):
+    A = RNG.standard_normal((n, n))
+    assert np.array_equal(gradient_of(diagonal_squares, A), np.diag(2 * np.diag(A)))
+    B = RNG.standard_normal((n, n + 2))  # a wide matrix: its n diagonal elements
+    hand = np.zeros_like(B)
+    hand[np.arange(n), np.arange(n)] = 2 * np.diag(B)
+    assert np.array_equal(gradient_of(diagonal_squares, B), hand)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="np.diag is supported for a matrix"):
+        symgrad.grad(diagonal_matrix, shapes={"v": ("n",)})
+
+
+def past_the_end(x):
+    return x[len(x)] ** 2
+
+
+def from_the_end_by_half(x):
+    return x[-(len(x) // 2)] ** 2
+
+
+def test_an_index_of_the_sizes_is_checked_and_counts_from_the_end_as_python_does():
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="index n is out of range for size n"):
+        symgrad.grad(past_the_end, shapes={"x": ("n",)})
+    for n in (4, 5):
+        x = RNG.standard_normal(n)
+        hand = np.zeros(n)
+        hand[-(n // 2)] = 2 * x[-(n // 2)]
+        assert np.array_equal(gradient_of(from_the_end_by_half, x), hand)
+
+
+PICKS = np.array([[2], [0], [1], [1]])
+
+
+def taken_along_rows(Z):
+    return np.sum(np.take_along_axis(Z, PICKS, axis=1) ** 2)
+
+
+def taken_along_argmax(Z):
+    picked = np.argmax(symgrad.stop_gradient(Z), axis=1)[:, None]
+    return np.sum(np.take_along_axis(Z, picked, axis=1))
+
+
+@pytest.mark.parametrize("k", [3, 6])
+def test_take_along_axis_of_constant_indices(k):
+    Z = RNG.standard_normal((4, k))
+    hand = np.zeros_like(Z)
+    rows = np.arange(4)
+    hand[rows, PICKS[:, 0]] = 2 * Z[rows, PICKS[:, 0]]
+    assert np.array_equal(gradient_of(taken_along_rows, Z), hand)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="np.take_along_axis is supported "
+                       "with a constant int array"):
+        symgrad.grad(taken_along_argmax, shapes={"Z": ("n", "k")})

@@ -193,3 +193,28 @@ def test_sizes_the_build_fixed_are_used_for_both_halves():
     assert report.verdict == "equal" and report.basis == "symbolic", str(report)
     assert report.sizes == {} and report.evaluated == 5  # n = m = 4: no size left to choose
     assert all(sizes == () for sizes in report.points)
+
+
+def squared_softplus(w, X):
+    return np.sum(np.log1p(np.exp(-(X @ w))) ** 2)
+
+
+def squared_softplus_grad(w, X):
+    z = X @ w
+    s = np.exp(-z) / (1 + np.exp(-z))
+    return -2.0 * X.T @ (np.log1p(np.exp(-z)) * s)
+
+
+def test_the_report_says_when_the_size_budget_skipped_sympy_on_elements():
+    report = symgrad.check_grad(squared_softplus, squared_softplus_grad, wrt="w",
+                                shapes={"w": ("d",), "X": ("n", "d")})
+    assert (report.verdict, report.basis) == ("equal", "numeric")
+    # each element sums 2 terms with exp(-z) in 2 denominators: 2 ** 4 terms over one
+    assert report.skipped == tuple(
+        f"dsquared_softplus_dw[{k}]: symgrad - df over one denominator would cost 2608 (163 "
+        "nodes x 16 terms), above 1000" for k in range(3))
+    assert str(report).split("\n")[1] == (
+        "  every element agrees within rtol on the shape d=3, n=2 at the 3 points evaluated, at "
+        "50 digits: the numbers decided (the symbolic comparison was skipped by size in 3 "
+        "elements; in dsquared_softplus_dw[0], symgrad - df over one denominator would cost 2608 "
+        "(163 nodes x 16 terms), above 1000)")

@@ -329,7 +329,8 @@ def test_df_raising_where_symgrad_does_not_is_different():
 
 # a logistic loss over module-constant data: symgrad - df is a sum of rational terms in one exp
 # atom per data point; SymPy's cancel on it grew beyond any budget (3 points took a minute, 4 did
-# not finish), so the size budget (check_symbolic._normalising_cost) leaves it to the 50-digit numbers
+# not finish), so the size budget (check_symbolic._normalising_cost) leaves it to the 50-digit
+# numbers
 DATA_X = ((0.5, 1.2), (-1.0, 0.3), (2.0, -0.7), (0.1, 0.1), (1.5, 0.4), (-0.3, -1.1),
           (0.8, -0.2), (-1.7, 0.9))
 DATA_Y = (1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0)
@@ -364,12 +365,20 @@ def mean_logistic_loss_grad_wrong_w1(w0, w1, b):
 def test_a_sum_over_many_data_points_is_decided_by_numbers_within_the_size_budget():
     report = symgrad.check_grad(mean_logistic_loss, mean_logistic_loss_grad)
     assert (report.verdict, report.basis, report.evaluated) == ("equal", "numeric", 10)
-    assert "simplifies to 0 in 0 of 3" in str(report)
+    assert str(report).split("\n")[1] == (
+        "  all 3 components agree within rtol at the 10 points evaluated, at 50 digits: the "
+        "numbers decided (the symbolic comparison was skipped by size in all 3 components; in "
+        "dmean_logistic_loss_dw0, symgrad - df over one denominator would cost 30081024 (459 "
+        "nodes x 65536 terms), above 1000)")
     assert all(d is not None and d != 0 for d in report.differences)  # shown as not simplified
+    assert report.skipped[2].startswith("symgrad - df over one denominator would cost")
     # the finished check is what this test holds: before the budget it did not finish
     report = symgrad.check_grad(mean_logistic_loss, mean_logistic_loss_grad_wrong_w1)
     assert (report.verdict, report.differing) == ("different", ("dmean_logistic_loss_dw1",))
     assert "dmean_logistic_loss_dw1 differs" in str(report)
+    assert str(report).split("\n")[1].endswith(
+        "... (not simplified: symgrad - df over one denominator would cost 30081024 (459 nodes x "
+        "65536 terms), above 1000)")
     assert "the other 2 of 3 components agree" in str(report)
 
 
@@ -383,3 +392,57 @@ def test_the_normalising_cost_counts_the_terms_of_the_common_denominator():
     three = one + 1 / (1 + sympy.exp(y)) ** 2 + x / (2 + x + y)
     assert _normalising_cost(three) == tree_size(three, 10 ** 6) * 2 * 2 ** 2 * 3
     assert _normalising_cost(x / y ** 3) == tree_size(x / y ** 3, 10 ** 6)  # a monomial: 1 term
+
+
+def single_logistic_loss(w):
+    total = 0.0
+    for (x0, _), y in zip(DATA_X, DATA_Y):
+        p = 1.0 / (1.0 + math.exp(-w * x0))
+        total += -(y * math.log(p) + (1.0 - y) * math.log(1.0 - p))
+    return total
+
+
+def single_logistic_loss_grad(w):
+    g = 0.0
+    for (x0, _), y in zip(DATA_X, DATA_Y):
+        g = g + (1.0 / (1.0 + math.exp(-w * x0)) - y) * x0
+    return g
+
+
+def test_a_report_says_when_the_size_budget_skipped_sympy():
+    report = symgrad.check_grad(single_logistic_loss, single_logistic_loss_grad, points=3)
+    assert (report.verdict, report.basis, report.evaluated) == ("equal", "numeric", 3)
+    # 8 data points: a common denominator of 2 ** 16 terms (two exp powers per point)
+    assert str(report).split("\n")[1] == (
+        "  it agrees within rtol at the 3 points evaluated, at 50 digits: the numbers decided "
+        "(the symbolic comparison was skipped by size: symgrad - df over one denominator would "
+        "cost 16515072 (252 nodes x 65536 terms), above 1000)")
+
+
+def shifted_square(mu):
+    return 4.0 * (mu + 1.9) ** 2
+
+
+def shifted_square_grad_wrong(mu):
+    return 8.0 * mu
+
+
+def shifted_pair(mu, s):
+    return (mu - 1.9) ** 2 * s * 2.5
+
+
+def shifted_pair_grad_wrong(mu, s):
+    return 5.0 * mu * s, 0.0
+
+
+def test_a_report_prints_numeric_products_folded_as_python_computes_them():
+    report = symgrad.check_grad(shifted_square, shifted_square_grad_wrong, points=[1.0])
+    # 8 * (mu + 1.9) - 8 * mu: SymPy keeps the float 1.9 opaque (not folded into sums), and
+    # printed the difference as 8*1.9; the report multiplies it out as Python does, 8 * 1.9
+    assert str(report).split("\n")[1] == \
+        f"  dshifted_square_dmu differs: symgrad - df = {8 * 1.9!r}"
+    assert report.differences[0] != 15.2  # the compared value is not folded, only its print
+    report = symgrad.check_grad(shifted_pair, shifted_pair_grad_wrong, points=[(1.0, 2.0)])
+    text = str(report)
+    assert "  dshifted_pair_dmu differs: symgrad - df = -9.5*s" in text  # -5 * 1.9 = -9.5
+    assert "(mu - 1.9)**2" in text
