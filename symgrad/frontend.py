@@ -65,6 +65,7 @@ class _Reader(Expressions, Resolver, Guards):
         self.checks = set()  # the Checks appended so far
         self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
         self.call_results = {}  # a helper's call node -> the value its latest reading returned
+        self.written_at = {}  # an `a if c else b` node -> its latest value, sides as written
         self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
         self.complex_sites = {}  # a functions.ComplexPower -> the location of its first `**`
 
