@@ -327,7 +327,8 @@ class Expressions:
         try:
             return self._written(node, frame)
         except _NotWritten:  # a helper's returned value: the form its `return` wrote, if any
-            return self.written_of.get(value, value) if isinstance(value, sympy.Expr) else value
+            found = self.form_of(value)
+            return value if found is None else found
 
     def _written(self, node, frame):
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
@@ -337,8 +338,9 @@ class Expressions:
             value = self.name(node, frame)
             if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
                 return value
-            if isinstance(value, sympy.Expr) and value in self.written_of:  # bound in a branch
-                return self.written_of[value]
+            found = self.form_of(value)
+            if found is not None:  # bound in a branch
+                return found
         elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
             return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
                                  self._written(node.left, frame), self._written(node.right, frame))
@@ -360,7 +362,8 @@ class Expressions:
                                      *[self._written(a, frame) for a in node.args])
             if node in self.call_results:  # a helper: the form its `return` wrote, if any
                 value = self.call_results[node]
-                return self.written_of.get(value, value)
+                found = self.form_of(value)
+                return value if found is None else found
         elif isinstance(node, ast.IfExp) and node in self.written_at:  # its sides as written
             return self.written_at[node]
         raise _NotWritten

@@ -229,6 +229,20 @@ CASES += [
      "    if s > x + y:\n        return 2.0 * x\n    return min(s, x + y) * 3.0\n",
      [(0.55, 0.25), (0.6, 0.35), (0.3, 0.6), (0.05, 0.05)],
      lambda x, y: x > 0.5 and (x + y) * 3.0 / 3.0 != x + y),
+    # bound on the sides of an `if`: the same SymPy value, another float on one side
+    ("branch-sides", "def f(x, y):\n    if x > y:\n        s = min(y, x) * 3.0 / 3.0\n"
+     "    else:\n        s = min(y, x)\n    if s > min(y, x):\n        return 2.0 * x + s\n"
+     "    return 3.0 * y - s\n",
+     [(0.8, 0.7), (0.75, 0.7), (0.7, 0.7), (0.3, 0.5), (0.9, 0.45)],
+     lambda x, y: x > y and min(y, x) * 3.0 / 3.0 != min(y, x)),
+    ("branch-returns", "def f(x, y):\n    if x > y:\n"
+     "        return max(max(y, 0.5) * 0.3 / 0.3, 0.85) + x\n    return max(max(y, 0.5), 0.85) + x\n",
+     [(0.9, 0.85), (0.9, 0.5), (0.3, 0.85), (0.95, 0.9)],
+     lambda x, y: x > y and max(y, 0.5) * 0.3 / 0.3 != max(y, 0.5)),
+    ("helper-called-twice", "def h(a):\n    return max(a, 0.7)\n\n\n"
+     "def f(x, y):\n    s = h(min(x, y) * 3.0 / 3.0)\n    t = h(min(x, y))\n    return s + t * 2.0\n",
+     [(0.7, 0.7), (0.8, 0.8), (0.95, 1.0), (1.0, 0.95)],
+     lambda x, y: min(x, y) * 3.0 / 3.0 != min(x, y)),
     ("smooth-of-named", "def f(x, y):\n    s = max(x, y) * 1.5 / 1.5\n"
      "    return math.exp(s) + math.sin(max(x, y))\n",
      [(-0.4, -0.4), (0.7, 0.35), (0.35, 0.7)], lambda x, y: max(x, y) * 1.5 / 1.5 != max(x, y)),
