@@ -243,6 +243,15 @@ CASES += [
      "def f(x, y):\n    s = h(min(x, y) * 3.0 / 3.0)\n    t = h(min(x, y))\n    return s + t * 2.0\n",
      [(0.7, 0.7), (0.8, 0.8), (0.95, 1.0), (1.0, 0.95)],
      lambda x, y: min(x, y) * 3.0 / 3.0 != min(x, y)),
+    # fuzz (fuzz-findings Z1): a repeat makes SymPy's form `Max(-u, u)` differ from the line
+    ("one-plus-max-minus-one", "def f(u, t):\n    u = 1.0 + max(u, u, -u) - 1.0\n    return u\n",
+     [(-0.6, 0.2), (0.6, 0.2), (0.35, -0.4), (-0.35, 0.0)],
+     lambda u, t: 1.0 + max(u, -u) - 1.0 != max(u, -u)),
+    # fuzz (Z5): the side a constant condition selects, compared as written, before code that
+    # raises on every call
+    ("decided-ternary-early-return", "def f(t):\n    if t > (1.0 + t - 1.0 if True else t):\n"
+     "        return t\n    return math.sqrt(-1.0)\n",
+     [(1.55,), (0.15,), (0.45,), (1.3,)], lambda t: 1.0 + t - 1.0 != t),
     ("smooth-of-named", "def f(x, y):\n    s = max(x, y) * 1.5 / 1.5\n"
      "    return math.exp(s) + math.sin(max(x, y))\n",
      [(-0.4, -0.4), (0.7, 0.35), (0.35, 0.7)], lambda x, y: max(x, y) * 1.5 / 1.5 != max(x, y)),
