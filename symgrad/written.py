@@ -11,6 +11,7 @@ primal's names, printed: the generated code computes the primal's float).
 """
 import sympy
 from sympy import S
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .functions import Expm1, FirstArgument, Literal, Log1p, StopGradient
 from .program import _own_free_symbols
@@ -226,8 +227,8 @@ def compares(node, index):
     not its values."""
     if isinstance(node, sympy.Pow):
         return not node.exp.is_Number
-    if isinstance(node, (sympy.Piecewise, sympy.functions.elementary.piecewise.ExprCondPair)):
-        return isinstance(node, sympy.functions.elementary.piecewise.ExprCondPair) and index == 1
+    if isinstance(node, (sympy.Piecewise, ExprCondPair)):
+        return isinstance(node, ExprCondPair) and index == 1
     return not isinstance(node, _SMOOTH)
 
 
