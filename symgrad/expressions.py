@@ -70,9 +70,17 @@ class Expressions:
             test, (body, orelse) = _without_not(node.test, (node.body, node.orelse))
             cond = self.condition(test, frame)
             if cond is sympy.true or cond is sympy.false:
-                return self.value(body if cond else orelse, frame)
-            return self.select(cond, self.side_value(body, frame, (cond, True)),
-                               self.side_value(orelse, frame, (cond, False)), node, frame)
+                taken = body if cond else orelse
+                value = self.value(taken, frame)
+                self.written_at[node] = self.written(taken, frame, value)
+                return value
+            a = self.side_value(body, frame, (cond, True))
+            b = self.side_value(orelse, frame, (cond, False))
+            written = [self.written(body, frame, a), self.written(orelse, frame, b)]
+            if all(isinstance(w, sympy.Expr) for w in written):  # each side as written
+                self.written_at[node] = written[0] if written[0] == written[1] else \
+                    sympy.Piecewise((written[0], cond), (written[1], True))
+            return self.select(cond, a, b, node, frame)
         if isinstance(node, ast.Call):
             return self.call(node, frame)
         if isinstance(node, (ast.Lambda,)):
@@ -319,7 +327,8 @@ class Expressions:
         try:
             return self._written(node, frame)
         except _NotWritten:  # a helper's returned value: the form its `return` wrote, if any
-            return self.written_of.get(value, value) if isinstance(value, sympy.Expr) else value
+            found = self.form_of(value)
+            return value if found is None else found
 
     def _written(self, node, frame):
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
@@ -329,8 +338,9 @@ class Expressions:
             value = self.name(node, frame)
             if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
                 return value
-            if isinstance(value, sympy.Expr) and value in self.written_of:  # bound in a branch
-                return self.written_of[value]
+            found = self.form_of(value)
+            if found is not None:  # bound in a branch
+                return found
         elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
             return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
                                  self._written(node.left, frame), self._written(node.right, frame))
@@ -352,7 +362,10 @@ class Expressions:
                                      *[self._written(a, frame) for a in node.args])
             if node in self.call_results:  # a helper: the form its `return` wrote, if any
                 value = self.call_results[node]
-                return self.written_of.get(value, value)
+                found = self.form_of(value)
+                return value if found is None else found
+        elif isinstance(node, ast.IfExp) and node in self.written_at:  # its sides as written
+            return self.written_at[node]
         raise _NotWritten
 
 
