@@ -222,7 +222,13 @@ class _Unfolded:
 
     @classmethod
     def _find_localzeros(cls, values, **options):
+        if values and all(v.is_Number for v in values):  # numbers: the one that wins
+            return {(max if issubclass(cls, sympy.Max) else min)(values)}
         return set(values)
+
+    def _eval_evalf(self, prec):  # SymPy's rebuilds the max of its values, never a number
+        values = [a.evalf(prec_to_dps(prec)) for a in self.args]
+        return self.func(*values) if all(v.is_Number for v in values) else None
 
 
 class LargeMax(_Unfolded, sympy.Max):
