@@ -90,6 +90,9 @@ class Written(Function):
 
     def _eval_evalf(self, prec):
         code, args = int(self.args[0]), self.args[1:]
+        if code in (5, 6):  # numbers first: SymPy's floor and Mod of a Written do not evaluate
+            evaluated = [a.evalf(prec_to_dps(prec)) for a in args]
+            args = evaluated if all(a.is_Number for a in evaluated) else args
         if code == -1:
             return (-args[0]).evalf(prec_to_dps(prec))
         if code >= 100:

@@ -83,6 +83,12 @@ WHOLE_CHOSEN = [  # (body, point, gradient): the constant condition picks a whol
     ("def f(x):\n    a = math.tan(0.5)\n"  # a truth test in an if, the exponent 3 (odd)
      "    e = x\n    if math.sin(a):\n        e = 3\n    return math.floor(-0.5) ** e * x\n",
      (0.7,), (-1.0,)),
+    ("def f(x):\n    a = math.tan(0.5)\n"  # jumps of constants decide: floor
+     "    return math.floor(-0.5) ** (2 if math.floor(a) == 0 else x) * x\n", (0.5,), (1.0,)),
+    ("def f(x):\n    a = math.tan(0.5)\n"  # round and %
+     "    return (-3.0) ** (2 if round(a * 3) % 2 == 0 else x) * x\n", (0.5,), (9.0,)),
+    ("def f(x):\n    a = math.tan(0.5)\n"  # //
+     "    return (-3.0) ** (2 if a // 0.25 >= 2 else x) * x\n", (0.5,), (9.0,)),
     ("def f(x, y):\n    a = math.cos(2.0)\n"  # a whole exponent on one side, y on the other
      "    return x * a ** (2 if y > 1 else 4)\n", (1.5, 0.5), (math.cos(2.0) ** 4, 0.0)),
 ]
@@ -104,7 +110,8 @@ def test_whole_chosen_gradients_match_a_central_difference():
     a = math.log10(0.5)
     functions = [lambda u: u, lambda x: x, lambda x: -8 + x, lambda x: x * 0.25,
                  lambda x: 9 * x, lambda x: a ** 2 * x, lambda x: 2.25 * x, lambda x: 4 * x,
-                 lambda x: -x, lambda x, y: x * mpmath.cos(2) ** 4]
+                 lambda x: -x, lambda x: x, lambda x: 9 * x, lambda x: 9 * x,
+                 lambda x, y: x * mpmath.cos(2) ** 4]
     for function, (_, point, gradient) in zip(functions, WHOLE_CHOSEN):
         _assert_close(tuple(float(g) for g in _central(function, point)), gradient, rtol=1e-9)
 
@@ -162,6 +169,14 @@ KEPT_AS_WRITTEN = [  # (body, gradient at (T, Z)) in float; SymPy's form would g
      "    return 3 * t\n", (2.0, 0.0)),  # the right operand, the orelse side
     ("def h0(a):\n    return a + 1.0 - 1.0 if True else a\n\n\n"
      "def f(t, z):\n    if h0(t) < t:\n        return 2 * t\n    return 3 * t\n", (2.0, 0.0)),
+    ("def f(t, z):\n    if True:\n        s = t + 1.0 - 1.0\n    else:\n        s = z\n"
+     "    if s < t:\n        return 2 * t\n    return 3 * t\n", (2.0, 0.0)),  # if statements
+    ("def f(t, z):\n    if z < 100:\n        s = t + 1.0 - 1.0\n    else:\n        s = z\n"
+     "    if s < t:\n        return 2 * t\n    return 3 * t\n", (2.0, 0.0)),
+    ("def f(t, z):\n    return math.floor((t + 1.0 - 1.0 - t if True else z) * 1e17) * z\n",
+     (0.0, math.floor((T + 1.0 - 1.0 - T) * 1e17))),  # a jump's argument: -9, not 0
+    ("def f(t, z):\n    return math.floor((t + 1.0 - 1.0 - t if z < 10 else z) * 1e17) * z\n",
+     (0.0, math.floor((T + 1.0 - 1.0 - T) * 1e17))),
     ("def f(t, z):\n    for k in range(2):\n        if (t + 1.0 - 1.0 if k < 5 else z) < t:\n"
      "            z = z + t\n    return z\n", (2.0, 1.0)),  # in a loop
 ]
@@ -211,9 +226,10 @@ def test_a_large_extremum_of_constants_builds(tmp_path, body, point, gradient, s
     _assert_close(grad, gradient)
 
 
-def test_a_large_extremum_of_numbers_is_a_number():
+def test_large_extrema_and_written_operators_of_constants_evaluate_to_numbers():
     """``LargeMax``/``LargeMin`` of numbers is the winning number, and of constants evaluates
-    to it (SymPy's own evalf rebuilt the max, recursing for ever)."""
+    to it (SymPy's own evalf rebuilt the max, recursing for ever); a written ``%`` of a written
+    call evaluates (fuzz: ``(-3.0) ** (2 if round(a * 3) % 2 else z)`` crashed the build)."""
     import sympy
     from symgrad.rules import RULES, LargeMax, LargeMin, Written, rule_for_callable
     half = sympy.Rational(1, 2)
@@ -224,6 +240,10 @@ def test_a_large_extremum_of_numbers_is_a_number():
             sympy.exp(-1), sympy.Integer(2))
     assert float(LargeMax(*args).evalf()) == 2.0
     assert float(LargeMin(*args).evalf()) == pytest.approx(math.cos(3), rel=1e-15)
+    round_code = 100 + RULES.index(rule_for_callable(round))
+    remainder = Written(sympy.Integer(6), Written(sympy.Integer(round_code), Written(
+        sympy.Integer(2), sympy.tan(half), sympy.Integer(3))), sympy.Integer(2))
+    assert remainder.evalf() == 0  # round(1.64) % 2: SymPy's Mod of a Written did not evaluate
 
 
 # --- 4. abs of a product of a complex-valued power --------------------------------------------
