@@ -154,7 +154,8 @@ class Expressions:
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
         negative_base = isinstance(op, ast.Pow) and functions.complex_power(
             self._with_constants(a), b)
-        if negative_base and self.always_complex(a, b):
+        if negative_base and self.always_complex(a, b, getattr(node, "right", getattr(
+                node, "value", None)), frame):
             return self.complex_value(a, b, node, frame)  # math.cos(2) ** 0.3: always complex
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
@@ -178,9 +179,12 @@ class Expressions:
                 return self.complex_value(*args, node, frame)
             return self.undefined(node, frame, exc.kind)
 
-    def always_complex(self, base, exponent):
+    def always_complex(self, base, exponent, exponent_node, frame):
         """Whether ``base ** exponent`` (a negative constant base) is complex on every call, by
-        the exponent's float as the primal computes it (``realpower.always_complex``)."""
+        the exponent's float as the primal computes it (its written form, read from
+        ``exponent_node`` where known: ``realpower.always_complex``)."""
+        if isinstance(exponent_node, ast.expr):
+            exponent = self.written(exponent_node, frame, exponent)
         return realpower.always_complex(self._with_constants(base), exponent, self.constants)
 
     def complex_value(self, base, exponent, node, frame):

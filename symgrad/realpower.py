@@ -255,10 +255,12 @@ def _primal(expr, constants):
         return _primal(expr.args[0], constants) ** _primal(expr.exponent, constants)
     if isinstance(expr, sympy.Symbol) and expr in constants:
         return _primal(constants[expr], constants)
-    if isinstance(expr, sympy.Expr) and not expr.has(Undefined) and (
-            expr.is_Number or isinstance(expr, Literal) or expr.is_number
-            and not expr.has(Written, sympy.Piecewise, sympy.Symbol)):
-        return as_python(expr)  # a number (SymPy's exact value of a constant: its float)
+    if isinstance(expr, sympy.Expr) and not expr.has(Undefined):
+        if expr.free_symbols and expr.free_symbols <= set(constants):
+            expr = expr.xreplace(constants)  # SymPy's form of names' constants (2 * a)
+        if expr.is_Number or isinstance(expr, Literal) or expr.is_number and not expr.has(
+                Written, sympy.Piecewise, sympy.Symbol, Undefined):
+            return as_python(expr)  # a number (SymPy's exact value of a constant: its float)
     raise _Varies
 
 

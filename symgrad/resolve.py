@@ -213,7 +213,7 @@ class Resolver:
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
         negative_base = rule.build is rules.power and functions.complex_power(
             self._with_constants(args[0]), args[1])
-        if negative_base and self.always_complex(*args):
+        if negative_base and self.always_complex(*args, node.args[1], frame):
             return self.complex_value(*args, node, frame)  # pow(-4, k) with k = 0.5: complex
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.derivative == rules.ZERO or \
                 rule.build is rules.power and not _constant(args[1]):

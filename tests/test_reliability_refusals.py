@@ -89,6 +89,8 @@ WHOLE_CHOSEN = [  # (body, point, gradient): the constant condition picks a whol
      "    return (-3.0) ** (2 if round(a * 3) % 2 == 0 else x) * x\n", (0.5,), (9.0,)),
     ("def f(x):\n    a = math.tan(0.5)\n"  # //
      "    return (-3.0) ** (2 if a // 0.25 >= 2 else x) * x\n", (0.5,), (9.0,)),
+    ("def f(x):\n    a = math.log(4.0)\n"  # no condition: the exponent's float is 2.0
+     "    return (-2) ** (a / math.log(2.0)) * x\n", (0.7,), (4.0,)),
     ("def f(x, y):\n    a = math.cos(2.0)\n"  # a whole exponent on one side, y on the other
      "    return x * a ** (2 if y > 1 else 4)\n", (1.5, 0.5), (math.cos(2.0) ** 4, 0.0)),
 ]
@@ -110,7 +112,7 @@ def test_whole_chosen_gradients_match_a_central_difference():
     a = math.log10(0.5)
     functions = [lambda u: u, lambda x: x, lambda x: -8 + x, lambda x: x * 0.25,
                  lambda x: 9 * x, lambda x: a ** 2 * x, lambda x: 2.25 * x, lambda x: 4 * x,
-                 lambda x: -x, lambda x: x, lambda x: 9 * x, lambda x: 9 * x,
+                 lambda x: -x, lambda x: x, lambda x: 9 * x, lambda x: 9 * x, lambda x: 4 * x,
                  lambda x, y: x * mpmath.cos(2) ** 4]
     for function, (_, point, gradient) in zip(functions, WHOLE_CHOSEN):
         _assert_close(tuple(float(g) for g in _central(function, point)), gradient, rtol=1e-9)
@@ -124,6 +126,9 @@ FRACTIONAL_CHOSEN = [  # the constant condition picks a fractional exponent: com
      "    return (-2) ** e + x\n", "(-2) ** e"),
     ("def f(x):\n    a = math.cos(1.0)\n    return pow(-2, x if a < 0.5 else 0.25) + x\n",
      "pow(-2, x if a < 0.5 else 0.25)"),
+    ("def f(x):\n    a = math.cos(1.0)\n    return (-2) ** (a * 2) * x\n", "(-2) ** (a * 2)"),
+    ("def f(x):\n    a = 0.1\n    return (-2) ** ((a + 0.2) * 10) * x\n",  # 3.0000000000000004
+     "(-2) ** ((a + 0.2) * 10)"),
 ]
 
 
