@@ -7,11 +7,12 @@ import ast
 import numpy as np
 import sympy
 
-from . import arrays, rules
+from . import arrays, functions, rules
 from .array_arguments import Arguments
 from .fence import dotted
 from .functions import StopGradient
 from .program import Assignment, active_symbols
+from .realpower import RealPower
 from .resolve import _Py
 from .shapes import ShapeError, is_dim
 
@@ -200,8 +201,12 @@ class CallReader:
             shape = self.dims.broadcast(*shapes)
         except ShapeError as exc:
             return self.fail(node, frame, str(exc), "check the shapes of the operands")
+        base = self._with_constants(args[0])
         try:
-            result = self.defined((rule.build or rule.sympy)(*args), node, frame)
+            if rule.build is rules.power and functions.complex_power(base, args[1]):
+                result = RealPower(base, args[1])  # np.power(-2.0, y): NumPy's nan off whole y
+            else:
+                result = self.defined((rule.build or rule.sympy)(*args), node, frame)
         except (TypeError, ValueError) as exc:
             return self.fail(node, frame, f"`{dotted(node.func)}` cannot be applied here "
                              f"({str(exc).rstrip('.')})", "pass real numbers")

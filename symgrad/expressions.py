@@ -8,13 +8,14 @@ import operator
 
 import sympy
 
-from . import dependencies, functions, rules
+from . import dependencies, functions, realpower, rules
 from .errors import UnsupportedSyntaxError
 from .fence import dotted
 from .functions import Value
 from .realpower import RealPower
 from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
 from .rules import power
+from .written import AsWritten, kept_as_written
 
 _BINARY = {
     ast.Add: lambda a, b: a + b,
@@ -73,10 +74,11 @@ class Expressions:
                 taken = body if cond else orelse
                 value = self.value(taken, frame)
                 self.written_at[node] = self.written(taken, frame, value)
-                return value
+                return self.side_as_computed(value, taken, frame)
             a = self.side_value(body, frame, (cond, True))
             b = self.side_value(orelse, frame, (cond, False))
             written = [self.written(body, frame, a), self.written(orelse, frame, b)]
+            a, b = self.side_as_computed(a, body, frame), self.side_as_computed(b, orelse, frame)
             if all(isinstance(w, sympy.Expr) for w in written):  # each side as written
                 self.written_at[node] = written[0] if written[0] == written[1] else \
                     sympy.Piecewise((written[0], cond), (written[1], True))
@@ -107,6 +109,20 @@ class Expressions:
         finally:
             self.depth -= 1
             self.path.pop()
+
+    def side_as_computed(self, value, node, frame):
+        """A side of ``a if c else b`` (the one chosen at build time, or either) as the primal
+        computes it: ``AsWritten`` where SymPy's form may be another float (``t + 1.0 - 1.0`` is
+        ``t`` to SymPy), so that a comparison of the value compares the primal's float."""
+        if getattr(self, "array_mode", False):
+            return self.as_computed(value, node, frame)
+        if not isinstance(value, sympy.Expr) or isinstance(value, (functions.StopGradient,
+                                                                   AsWritten)):
+            return value
+        written = self.written(node, frame, value)  # (t + 1.0 - 1.0 - t is 0 to SymPy)
+        if value.is_Number and not (isinstance(written, sympy.Expr) and written.free_symbols):
+            return value
+        return kept_as_written(value, written)
 
     def constant(self, value, node, frame):
         if isinstance(value, bool):
@@ -145,7 +161,8 @@ class Expressions:
             return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
         negative_base = isinstance(op, ast.Pow) and functions.complex_power(
             self._with_constants(a), b)
-        if negative_base and _constant(self._with_constants(b)):
+        if negative_base and self.always_complex(a, b, getattr(node, "right", getattr(
+                node, "value", None)), frame):
             return self.complex_value(a, b, node, frame)  # math.cos(2) ** 0.3: always complex
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
             return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
@@ -168,6 +185,14 @@ class Expressions:
             if exc.complex:  # (-0.5) ** 0.3: a complex number, which the primal does not raise on
                 return self.complex_value(*args, node, frame)
             return self.undefined(node, frame, exc.kind)
+
+    def always_complex(self, base, exponent, exponent_node, frame):
+        """Whether ``base ** exponent`` (a negative constant base) is complex on every call, by
+        the exponent's float as the primal computes it (its written form, read from
+        ``exponent_node`` where known: ``realpower.always_complex``)."""
+        if isinstance(exponent_node, ast.expr):
+            exponent = self.written(exponent_node, frame, exponent)
+        return realpower.always_complex(self._with_constants(base), exponent, self.constants)
 
     def complex_value(self, base, exponent, node, frame):
         """``base ** exponent`` with a constant fractional exponent, a complex number in Python for
@@ -355,6 +380,9 @@ class Expressions:
             if isinstance(node.func, ast.Attribute) and not isinstance(self.value(root, frame), _Py):
                 raise _NotWritten  # a method of a value (an array's x.sum()): not a function call
             func = self.value(node.func, frame)
+            if isinstance(func, _Py) and func.obj is pow and len(node.args) == 2:
+                return rules.Written(sympy.Integer(4), *[self._written(a, frame)  # Python's
+                                                         for a in node.args])  # **, not math.pow
             rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
             if rule is not None and rules.written_spelling(rule, "math") is not None and \
                     len(node.args) in rule.nargs:

@@ -16,13 +16,16 @@ Python's ``(-0.5) ** e`` is a float where ``e`` is whole and a complex number el
   that moves makes the power complex arbitrarily near, where it has no real derivative.
 """
 import dataclasses
+import operator
 
 import sympy
 from mpmath.libmp import prec_to_dps
 from sympy import Function, S
 
 from .program import Assignment
-from .functions import ComplexPower, Undefined, Value
+from .functions import AndThen, Branch, ComplexPower, FirstArgument, Literal, OrElse, \
+    StopGradient, Undefined, Value, as_python
+from . import rules
 from .rules import RULES, Written
 
 
@@ -189,3 +192,130 @@ def real_results(derivative, primal_lines):
         for a in derivative.assignments[primal_lines:]]
     derivative.outputs = tuple(_real(o, carriers) for o in derivative.outputs)
     return derivative
+
+
+_RELATIONS = {sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le,
+              sympy.StrictGreaterThan: operator.gt, sympy.GreaterThan: operator.ge,
+              sympy.Eq: operator.eq, sympy.Ne: operator.ne}
+
+
+def primal_value(expr, constants):
+    """``expr``'s value as the primal computes it in float, where it depends on no variable:
+    its written operators (``rules.Written``) and comparison operands (``Value``) computed by
+    Python on the names' constant values, its conditions (``Piecewise``, ``a if c else b``,
+    ``and``/``or``/``not``) decided by Python's truth; a SymPy number is its float.
+
+    Args:
+        expr: a SymPy expression or boolean from the frontend.
+        constants: symbol → the constant value of a name bound to one (``_Reader.constants``;
+            each the primal's float, folded as Python computes it).
+
+    Returns:
+        A Python number or bool (a complex number where Python's is), or None where ``expr``
+        may depend on a variable, is undefined, or Python raises computing it.
+    """
+    try:
+        return _primal(expr, constants)
+    except (ArithmeticError, ValueError, TypeError, _Varies):
+        return None
+
+
+class _Varies(Exception):
+    """``primal_value``: the value depends on a variable (or symgrad cannot say)."""
+
+
+def _primal(expr, constants):
+    if expr is sympy.true or expr is sympy.false:
+        return bool(expr)
+    if isinstance(expr, Written):
+        return Written._python(int(expr.args[0]))(*[_primal(a, constants)
+                                                    for a in expr.args[1:]])
+    if isinstance(expr, (Value, StopGradient)):
+        return _primal(expr.args[0], constants)
+    if isinstance(expr, FirstArgument):  # AsWritten computes its written form, a Copy its value
+        written = getattr(expr, "written", None)
+        return _primal(expr.args[0] if written is None else written, constants)
+    if isinstance(expr, sympy.Piecewise):
+        for value, cond in expr.args:
+            if _primal(cond, constants):
+                return _primal(value, constants)
+        raise _Varies
+    if isinstance(expr, Branch):
+        cond, a, b = expr.args
+        return _primal(a if _primal(cond, constants) else b, constants)
+    if type(expr) in _RELATIONS:
+        return _RELATIONS[type(expr)](*[_primal(a, constants) for a in expr.args])
+    if isinstance(expr, (sympy.And, AndThen)):
+        return all(_primal(a, constants) for a in expr.args)  # in order: Python's `and`
+    if isinstance(expr, (sympy.Or, OrElse)):
+        return any(_primal(a, constants) for a in expr.args)
+    if isinstance(expr, sympy.Not):
+        return not _primal(expr.args[0], constants)
+    if isinstance(expr, RealPower):
+        return _primal(expr.args[0], constants) ** _primal(expr.exponent, constants)
+    if isinstance(expr, sympy.Symbol) and expr in constants:
+        return _primal(constants[expr], constants)
+    if isinstance(expr, sympy.Expr) and not expr.has(Undefined):
+        if expr.free_symbols and expr.free_symbols <= set(constants):
+            expr = expr.xreplace(constants)  # SymPy's form of names' constants (2 * a)
+        if expr.is_Number or isinstance(expr, Literal) or expr.is_number and not expr.has(
+                Written, sympy.Piecewise, sympy.Symbol, Undefined):
+            return as_python(expr)  # a number (SymPy's exact value of a constant: its float)
+    raise _Varies
+
+
+def always_complex(base, exponent, constants):
+    """Whether Python's ``base ** exponent``, ``base`` a negative constant, is a complex number
+    on every call: the exponent's value as the primal computes it (``primal_value``) is not
+    whole; a conditional exponent whose condition varies, only if every branch is.
+
+    Args:
+        base: a negative constant SymPy number (the names' constants substituted).
+        exponent: the exponent as read (names kept, the conditions in the primal's form).
+        constants: as ``primal_value``'s.
+
+    Returns:
+        bool.
+    """
+    if isinstance(exponent, sympy.Piecewise):
+        for value, cond in exponent.args:
+            taken = primal_value(cond, constants)
+            if taken is None:  # either branch may run
+                if not always_complex(base, value, constants):
+                    return False
+            elif taken:
+                return always_complex(base, value, constants)
+        return True
+    value = primal_value(exponent, constants)
+    if value is None or isinstance(value, complex):
+        return False
+    try:
+        return isinstance(as_python(base) ** value, complex)
+    except (ArithmeticError, ValueError):
+        return False
+
+
+def real_abs_of_powers(value):
+    """``abs(value)`` where ``value`` is a ``RealPower`` or a product of factors some of which
+    are (or are real powers of) a ``RealPower``: ``|k * c ** e| = |k| * |c| ** e``, and
+    ``|(c ** e) ** p| = (|c| ** e) ** p`` for a real ``p`` (``|z ** p| = |z| ** p``, as Python's
+    ``abs`` of the complex power computes it, for every e); None where ``value`` has no such
+    factor (its ``abs`` is SymPy's ``Abs``).
+
+    Args:
+        value: a SymPy expression (the argument of ``abs`` as read).
+
+    Returns:
+        A real SymPy expression holding no ``RealPower`` factor of ``value``, or None.
+    """
+    factors = value.args if isinstance(value, sympy.Mul) else (value,)
+    real, rest = [], []
+    for factor in factors:
+        base, power = (factor.args if isinstance(factor, sympy.Pow) else (factor, S.One))
+        if isinstance(base, RealPower) and power.is_number and power.is_real:
+            real.append(sympy.Pow(sympy.Pow(-base.args[0], base.args[1]), power))
+        else:
+            rest.append(factor)
+    if not real:
+        return None
+    return rules.real_abs(sympy.Mul(*rest)) * sympy.Mul(*real)

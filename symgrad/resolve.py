@@ -22,7 +22,7 @@ import sympy
 from . import functions, rules
 from .fence import LOOP_HINT, bound_names, dotted
 from .functions import StopGradient
-from .realpower import RealPower
+from .realpower import RealPower, real_abs_of_powers
 from .source import read_source
 
 
@@ -213,7 +213,7 @@ class Resolver:
             return self.folded(obj, rule.build or rule.sympy, args, node, frame)
         negative_base = rule.build is rules.power and functions.complex_power(
             self._with_constants(args[0]), args[1])
-        if negative_base and _constant(self._with_constants(args[1])):
+        if negative_base and self.always_complex(*args, node.args[1], frame):
             return self.complex_value(*args, node, frame)  # pow(-4, k) with k = 0.5: complex
         if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.derivative == rules.ZERO or \
                 rule.build is rules.power and not _constant(args[1]):
@@ -233,10 +233,12 @@ class Resolver:
     def complex_abs(self, value, arg_node, frame):
         """``abs`` of a power Python may compute as a complex number, which is a real number:
         ``abs((-4) ** 0.5)`` folded to Python's 2.0 (from the source as written: the constant is
-        complex), ``abs((-0.5) ** e)`` as ``0.5 ** e`` (Python's ``abs`` of the complex power,
-        for every e); None for any other argument."""
-        if isinstance(value, RealPower):
-            return sympy.Pow(-value.args[0], value.args[1])
+        complex), ``abs(k * (-0.5) ** e)`` as ``abs(k) * 0.5 ** e`` (Python's ``abs`` of the
+        complex power, for every e: ``realpower.real_abs_of_powers``); None for any other
+        argument."""
+        real = real_abs_of_powers(value)
+        if real is not None:
+            return real
         if not value.has(functions.ComplexPower):
             return None
         written = self.written(arg_node, frame, None)

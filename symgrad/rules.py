@@ -90,6 +90,9 @@ class Written(Function):
 
     def _eval_evalf(self, prec):
         code, args = int(self.args[0]), self.args[1:]
+        if code in (5, 6):  # numbers first: SymPy's floor and Mod of a Written do not evaluate
+            evaluated = [a.evalf(prec_to_dps(prec)) for a in args]
+            args = evaluated if all(a.is_Number for a in evaluated) else args
         if code == -1:
             return (-args[0]).evalf(prec_to_dps(prec))
         if code >= 100:
@@ -222,7 +225,13 @@ class _Unfolded:
 
     @classmethod
     def _find_localzeros(cls, values, **options):
+        if values and all(v.is_Number for v in values):  # numbers: the one that wins
+            return {(max if issubclass(cls, sympy.Max) else min)(values)}
         return set(values)
+
+    def _eval_evalf(self, prec):  # SymPy's rebuilds the max of its values, never a number
+        values = [a.evalf(prec_to_dps(prec)) for a in self.args]
+        return self.func(*values) if all(v.is_Number for v in values) else None
 
 
 class LargeMax(_Unfolded, sympy.Max):
