@@ -306,8 +306,19 @@ def program(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
     ``focus`` (a tuple of ``PATTERNS``), a ``focused`` program of one of them. Otherwise the
     grammar uses the forms of ``patterns`` only (each in its places, and one program in ten
     is a ``focused`` one of them)."""
+    return drawn(c, max_statements, size, focus, patterns)[0]
+
+
+def drawn(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
+    """(``program``'s program, the pattern it was focused on or None)."""
     if focus or (patterns and c.chance(0.1)):
-        return focused(c, c.choice(focus or patterns))
+        pattern = c.choice(focus or patterns)
+        return focused(c, pattern), pattern
+    return general(c, max_statements, size, patterns), None
+
+
+def general(c, max_statements, size, patterns):
+    """A program of the general grammar (``program`` without focus)."""
     params = PARAM_NAMES[c.integer(0, 3):][:c.integer(1, 3)] if c.chance(0.8) else ("x", "y")
     helpers, infos = [], []
     for k in range(c.choice((0, 0, 0, 1, 1, 2))):
