@@ -24,323 +24,24 @@ The function is always named ``f``; helpers are ``h0``, ``h1``; every path of ``
 number. Function arguments are pushed into their domain (``math.log(abs(e) + 0.5)``) most of the
 time and left raw otherwise (the points where the primal raises are then skipped).
 """
-import random
 
+import program_floats as fl
+from program_exprs import (FUNCTIONS, OFFSETS, PARAM_NAMES, Names,  # noqa: F401 (FUNCTIONS)
+                           RandomChooser, Scope, call, cond, constant_exponent, expr, leaf, num,
+                           offset, side_decided)
 from program_source import walk
-from symgrad.rules import RULES
-
-PARAM_NAMES = ("x", "y", "u", "t", "z")
-FLOATS = (0.5, 1.5, 2.0, 0.0, 1.0, 0.25, 3.0, 0.3, 1e-3, 2.5, 0.75, 4.0)
-INTS = (1, 2, 3, 0, 4, 5)
-OFFSETS = (1, 1.0, 0.5, 2, 0.4, 1.5, 0.1)
-COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
-
-
-def _functions():
-    """(spelling, domain, arities) for every RULES row callable from source (not numpy, not
-    scipy: the generated module imports math only)."""
-    table = []
-    for rule in RULES:
-        spellings = [s for s in rule.python if not s.startswith(("numpy.", "scipy."))]
-        if spellings:
-            table.append((tuple(spellings), rule.domain, tuple(rule.nargs)))
-    return tuple(table)
-
-
-FUNCTIONS = _functions()
-
-
-# --- choosers ----------------------------------------------------------------------------------
-class RandomChooser:
-    """Choices from a ``random.Random``."""
-
-    def __init__(self, seed):
-        self.random = random.Random(seed)
-
-    def choice(self, seq):
-        return seq[self.random.randrange(len(seq))]
-
-    def integer(self, lo, hi):
-        return self.random.randint(lo, hi)
-
-    def chance(self, p):
-        return self.random.random() < p
-
-    def real(self, lo, hi):
-        return self.random.uniform(lo, hi)
-
-
-# --- the grammar -------------------------------------------------------------------------------
-class Scope:
-    """What an expression may use: numeric names, loop indices, helpers (name, arity, tuple?)."""
-
-    def __init__(self, names, helpers=(), loop=()):
-        self.names, self.helpers, self.loop = list(names), list(helpers), list(loop)
-
-    def child(self):
-        return Scope(self.names, self.helpers, self.loop)
-
-
-def num(c):
-    return ("num", c.choice(FLOATS) if c.chance(0.65) else c.choice(INTS))
-
-
-def leaf(c, sc):
-    if sc.loop and c.chance(0.25):
-        return ("var", c.choice(sc.loop))
-    if c.chance(0.7):
-        return ("var", c.choice(sc.names))
-    return num(c)
-
-
-def offset(c, sc):
-    """``x + 1``, ``1 - x``, ``1 - x - y``, ``-x - 0.4``, ``x - 1.5``."""
-    a, b = ("var", c.choice(sc.names)), ("var", c.choice(sc.names))
-    k = ("num", c.choice(OFFSETS))
-    return c.choice((("bin", "+", a, k), ("bin", "-", k, a), ("bin", "-", ("bin", "-", k, a), b),
-                     ("bin", "-", ("neg", a), k), ("bin", "-", a, k), ("bin", "+", k, a),
-                     ("bin", "+", ("bin", "-", a, b), k)))
-
-
-def push(c, e, domain):
-    """``e`` pushed into ``domain`` most of the time (raw otherwise)."""
-    if c.chance(0.15) or domain == "real":
-        return e
-    k = ("num", c.choice((0.5, 1.0, 0.25, 1.5)))
-    if domain == "positive":
-        if c.chance(0.1):  # a tiny exp: SymPy's exp(-a) or exp(2a) of it would overflow
-            return ("call", "math.exp", (("bin", "-", k, ("bin", "*", ("num", 100.0),
-                                                           ("bin", "*", e, e))),))
-        return c.choice((("bin", "+", ("call", "abs", (e,)), k),
-                         ("bin", "+", ("bin", "*", e, e), k), ("call", "math.exp", (e,))))
-    if domain == "unit":
-        return c.choice((("call", "math.tanh", (e,)),
-                         ("bin", "/", e, ("bin", "+", ("num", 1.0), ("call", "abs", (e,)))),
-                         ("bin", "*", ("num", 0.5), ("call", "math.sin", (e,)))))
-    return ("bin", "+", ("bin", "+", ("num", 1.0), ("bin", "*", e, e)), k)  # ">1"
-
-
-CONSTANT_ARGS = {"real": (1.0, -0.5, 0.0, 2, 0.5), "positive": (0.5, 2.0, 1, 3, 1.5, 0.0),
-                 "unit": (0.5, -0.25, 0.0, 1.0), ">1": (1.5, 2, 3.0, 1)}
-
-
-def call(c, sc, size, constant=False):
-    spellings, domain, arities = c.choice(FUNCTIONS)
-    name = c.choice(spellings)
-    n = c.choice(arities)
-    if constant:
-        return ("call", name, tuple(("num", c.choice(CONSTANT_ARGS[domain])) for _ in range(n)))
-    if n > 1 and c.chance(0.15):  # the same argument twice: atan2(q, q), pow(x, x), max(a, a)
-        a = push(c, expr(c, sc, max(1, size - 1)), domain)
-        return ("call", name, (a,) * n)
-    if name == "math.log" and n == 2:
-        return ("call", name, (push(c, expr(c, sc, size - 1), "positive"),
-                               ("num", c.choice((2.0, 10, 0.5)))))
-    if name in ("max", "min"):
-        return extremum(c, sc, size, name, n)
-    each = max(1, (size - 1) // n)
-    return ("call", name, tuple(push(c, argument(c, sc, each), domain) for _ in range(n)))
-
-
-def argument(c, sc, size):
-    """A call's argument: often a constant offset or a negated sum (``math.cos(1 - x - y)``)."""
-    r = c.integer(0, 9)
-    if r <= 2:
-        return offset(c, sc)
-    if r == 3:
-        return ("neg", ("bin", c.choice(("+", "-")), leaf(c, sc), leaf(c, sc)))
-    return expr(c, sc, size)
-
-
-def extremum(c, sc, size, name, n):
-    """max/min of n arguments: offsets, constants, sub-expressions and exact repeats (ties)."""
-    args = []
-    for _ in range(n):
-        r = c.integer(0, 9)
-        if args and r == 0:
-            args.append(c.choice(args))
-        elif r <= 3:
-            args.append(offset(c, sc))
-        elif r == 4:
-            args.append(num(c))
-        elif r == 5:  # a constant call, maybe offset: max(x, math.log1p(0.5)), -a - 1.0
-            k = call(c, sc, 2, constant=True)
-            args.append(k if c.chance(0.5) else ("bin", "-", ("neg", k), ("num", 1.0)))
-        else:
-            args.append(expr(c, sc, max(1, min(3, size // n))))
-    return ("call", name, tuple(args))
-
-
-def expr(c, sc, size):
-    """An expression of about ``size`` nodes over the names of ``sc``."""
-    if size <= 1:
-        return leaf(c, sc)
-    kinds = ["leaf", "offset", "offset", "negsum", "arith", "arith", "arith", "pow", "intop",
-             "call", "call", "call", "call", "const_call", "extremum", "ifexp", "sg", "identity",
-             "stepped", "stepped"]
-    if sc.helpers:
-        kinds += ["hcall", "hcall"]
-    kind = c.choice(kinds)
-    if kind == "leaf":
-        return leaf(c, sc)
-    if kind == "offset":
-        return offset(c, sc)
-    if kind == "identity":  # x * 1.0, 1.0 * x, x / 1, x + 0.0, x - 0
-        a, one = expr(c, sc, size - 2), ("num", c.choice((1.0, 1)))
-        if c.chance(0.4):  # what SymPy cancels and float does not: (x + 0.1) - 0.1, x + 0.3 - x
-            k = ("num", c.choice(OFFSETS + (0.3, 0.7)))
-            shifted = ("bin", "+", a, k)
-            return c.choice((("bin", "-", shifted, k), ("bin", "+", ("bin", "-", a, k), k),
-                             ("bin", "-", shifted, a), ("bin", "/", ("bin", "*", a, k), k),
-                             ("bin", "-", ("sg", shifted), shifted)))
-        return c.choice((("bin", "*", a, one), ("bin", "*", one, a), ("bin", "/", a, one),
-                         ("bin", "+", a, ("num", c.choice((0.0, 0)))), ("bin", "-", a, ("num", 0))))
-    if kind == "stepped":  # x * floor(x): a derivative that is an int-valued function
-        a = leaf(c, sc)
-        step = ("call", c.choice(("math.floor", "math.ceil", "round")), (a if c.chance(0.5) else
-                                                                          expr(c, sc, size - 2),))
-        if c.chance(0.5):  # scaled by 1.0 (a factor the printer drops)
-            a = ("bin", "*", a, ("num", 1.0)) if c.chance(0.5) else ("bin", "*", ("num", 1.0), a)
-        return ("bin", "*", a, step) if c.chance(0.5) else ("bin", "*", step, a)
-    if kind == "negsum":
-        a, b = expr(c, sc, size // 2), expr(c, sc, size // 2)
-        return ("neg", ("bin", c.choice(("+", "-")), a, b))
-    if kind == "arith":
-        op = c.choice(("+", "-", "*", "/", "+", "*"))
-        return ("bin", op, expr(c, sc, size // 2), expr(c, sc, size - size // 2 - 1))
-    if kind == "pow":
-        base = expr(c, sc, size - 1)
-        r = c.integer(0, 6)
-        if r == 6:  # a constant base, often negative (math.cos(2), -0.5): complex in Python to a
-            return negative_power(c, sc)  # fractional power, real to a whole one
-        if r <= 2:
-            return ("bin", "**", base, ("num", c.choice((2, 3, -1, 0, 2.0, -2))))
-        if r == 3:
-            return ("bin", "**", push(c, base, "positive"), ("num", c.choice((0.5, 1.5, 0.3))))
-        if r == 4:
-            if c.chance(0.3):  # an exponent a branch makes constant: x ** (3.0 if x else y)
-                whole = ("num", c.choice((2, 3, 2.0, 3.0)))
-                sides = (whole, expr(c, sc, 2)) if c.chance(0.5) else (expr(c, sc, 2), whole)
-                return ("bin", "**", base, ("ifexp", cond(c, sc, 2), *sides))
-            return ("bin", "**", push(c, base, "positive"), expr(c, sc, 2))
-        return ("bin", "**", ("num", c.choice((2, 3, 2.0))), ("num", c.choice((2, 3, -1))))
-    if kind == "intop":
-        op = c.choice(("//", "%"))
-        if c.chance(0.3):
-            return ("bin", op, ("num", c.choice((7, 5, -7, 9))), ("num", c.choice((2, 3, -2))))
-        left = ("var", c.choice(sc.loop)) if sc.loop and c.chance(0.5) else expr(c, sc, size - 1)
-        return ("bin", op, left, ("num", c.choice((2, 1.5, 3, 0.7))))
-    if kind == "call":
-        return call(c, sc, size)
-    if kind == "const_call":
-        e = call(c, sc, size, constant=True)
-        return e if c.chance(0.4) else ("bin", c.choice(("+", "*", "-")), expr(c, sc, size - 2), e)
-    if kind == "extremum":
-        return extremum(c, sc, size, c.choice(("max", "min")), c.integer(2, 8))
-    if kind == "ifexp":
-        third = max(1, size // 3)
-        return ("ifexp", cond(c, sc, third), expr(c, sc, third), expr(c, sc, third))
-    if kind == "sg":
-        return ("sg", expr(c, sc, size - 1))
-    hname, arity, returns_tuple = c.choice(sc.helpers)
-    if returns_tuple:
-        return expr(c, sc, size)
-    return ("hcall", hname, tuple(expr(c, sc, max(1, size // 3)) for _ in range(arity)))
-
-
-def whole_sometimes(c, sc):
-    """An exponent whole for many inputs, constant near them or not: ``math.floor(a) * b``,
-    ``-(a - 1.0)``, ``3.0 if c else b``, ``min(a, 1, b)``, ``t // 1``."""
-    a, b = leaf(c, sc), leaf(c, sc)
-    r = c.integer(0, 4)
-    if r == 0:
-        return ("bin", "*", ("call", "math.floor", (a,)), b)
-    if r == 1:
-        return ("neg", ("bin", "-", a, ("num", 1.0)))
-    if r == 2:
-        return ("ifexp", cond(c, sc, 2), ("num", c.choice((3.0, 2, 0.0))), b)
-    if r == 3:
-        return ("call", "min", (a, ("num", 1), b))
-    return ("bin", "//", a, ("num", 1))
-
-
-def negative_power(c, sc):
-    """A negative constant base (``math.cos(2)``, ``math.floor(-0.5)``, -0.5) to a varying or
-    fractional power (Python: real where the exponent is whole, complex elsewhere), maybe under
-    ``abs`` (a float), negated, or stopped (docs/conventions.md, "Complex powers")."""
-    k = call(c, sc, 2, constant=True) if c.chance(0.5) else c.choice((
-        ("num", -0.5), ("num", -4), ("call", "math.floor", (("num", -0.5),)),
-        ("call", "math.tanh", (("num", -0.5),))))
-    r = c.integer(0, 3)
-    exponent = ("num", 0.3) if r == 0 else expr(c, sc, 2) if r == 1 else whole_sometimes(c, sc)
-    power = ("bin", "**", k, exponent)
-    r = c.integer(0, 5)
-    if r == 0:
-        return ("call", "abs", (power,))
-    if r == 1:
-        return ("neg", power)
-    if r == 2:
-        return ("sg", power)
-    return power
-
-
-def side(c, sc, size):
-    """One side of a comparison: a name, a constant, an offset or a small expression."""
-    r = c.integer(0, 6)
-    if r <= 1:
-        return offset(c, sc)
-    if r == 2:
-        return num(c)
-    if r == 6:
-        return call(c, sc, 2, constant=True)
-    if r == 3:
-        return ("var", c.choice(sc.names))
-    return expr(c, sc, size)
-
-
-def cond(c, sc, size):
-    kind = c.choice(("cmp", "cmp", "cmp", "chain", "truth", "truth", "and", "or", "not",
-                     "const_truth", "bool"))
-    if kind == "cmp":
-        return ("cmp", (c.choice(COMPARISONS),), (side(c, sc, size), side(c, sc, size)))
-    if kind == "chain":
-        lo, hi = sorted((c.choice((-1.0, 0, 0.5, -0.5)), c.choice((1, 1.5, 2.0, 0.25))))
-        op = c.choice(("<", "<="))
-        return ("cmp", (op, op), (("num", lo), side(c, sc, size), ("num", hi)))
-    if kind == "truth":
-        if c.chance(0.6):  # mostly a name assigned in the function (t = 1.0 - y; if t:)
-            return ("truth", ("var", c.choice(sc.names[-2:] if c.chance(0.6) else sc.names)))
-        return ("truth", expr(c, sc, size))
-    if kind == "const_truth":  # math.expm1(1.0); a complex constant: (-4) ** 0.3 is truthy
-        if c.chance(0.3):
-            k = ("bin", "**", ("num", c.choice((-4, -0.5))), ("num", c.choice((0.3, 0.5))))
-            return ("truth", c.choice((k, ("bin", "-", k, k), ("sg", k))))
-        return ("truth", call(c, sc, size, constant=True))
-    if kind == "bool":
-        return ("bool", c.chance(0.5))
-    if kind == "not":
-        return ("not", cond(c, sc, max(1, size - 1)))
-    return (kind, tuple(cond(c, sc, max(1, size // 2)) for _ in range(c.integer(2, 3))))
-
-
-class Names:
-    """Fresh names for assigned variables: a, b, ..., q0 ..."""
-
-    def __init__(self):
-        self.count = 0
-
-    def fresh(self):
-        self.count += 1
-        return "abcdegmnpqrsvw"[self.count - 1] if self.count <= 14 else f"v{self.count}"
 
 
 def statements(c, sc, names, count, size, in_loop=False):
     """``count`` non-returning statements; ``sc.names`` grows with what they assign."""
     out = []
     for _ in range(count):
-        kinds = ["assign", "assign", "assign", "aug", "const_assign", "unpack", "if", "sg_assign"]
+        kinds = ["assign", "assign", "assign", "aug", "const_assign", "unpack", "if", "sg_assign",
+                 "const_name"] + ["named_float"] * ("named_float" in sc.patterns)
         if not in_loop:
             kinds += ["for", "if_return"]
+        if sc.helpers and "dead_helper_max" in sc.patterns:
+            kinds.append("dead_call")
         kind = c.choice(kinds)
         if kind == "assign" or (kind == "aug" and not sc.names):
             target = names.fresh() if c.chance(0.75) else c.choice(sc.names)
@@ -348,9 +49,20 @@ def statements(c, sc, names, count, size, in_loop=False):
         elif kind == "sg_assign":
             target = names.fresh()
             out.append(("assign", target, ("sg", expr(c, sc, size))))
-        elif kind == "const_assign":
+        elif kind in ("const_assign", "const_name"):
             target = names.fresh()
-            out.append(("assign", target, num(c)))
+            value = num(c) if kind == "const_assign" else constant_call(c)
+            out.append(("assign", target, value))
+            sc.bind(target, fl.constant_value(value, sc.consts))
+            continue
+        elif kind == "named_float":
+            out.append(named_float(c, sc, names))
+        elif kind == "dead_call":  # b = h0(0.25), its value unused: the body is constant
+            hname, arity, returns_tuple = c.choice(sc.helpers)
+            if returns_tuple:
+                continue
+            out.append(("assign", names.fresh(), ("hcall", hname, tuple(num(c) for _ in
+                                                                       range(arity)))))
         elif kind == "aug":
             op = c.choice(("+", "-", "*", "/", "+", "*"))
             rhs = num(c) if c.chance(0.3) else expr(c, sc, size)
@@ -371,7 +83,8 @@ def statements(c, sc, names, count, size, in_loop=False):
             else:
                 rhs = ("tuple", (expr(c, sc, size // 2), expr(c, sc, size // 2)))
             out.append(("unpack", (a, b), rhs))
-            sc.names += [n for n in (a, b) if n not in sc.names]
+            sc.bind(a)
+            sc.bind(b)
             continue
         elif kind == "if":
             out.append(if_statement(c, sc, names, size, in_loop))
@@ -385,9 +98,38 @@ def statements(c, sc, names, count, size, in_loop=False):
         else:  # for
             out.append(for_statement(c, sc, names, size))
             continue
-        if out[-1][1] not in sc.names:
-            sc.names.append(out[-1][1])
+        sc.bind(out[-1][1])
     return out
+
+
+def constant_call(c):
+    """A constant computed by nested calls: ``math.atan2(2, math.exp(math.expm1(-0.5)))``."""
+    inner = call(c, None, 2, constant=True)
+    if c.chance(0.6):
+        outer = call(c, None, 2, constant=True)
+        args = list(outer[2])
+        args[c.integer(0, len(args) - 1)] = ("call", "math.exp", (inner,)) if outer[1] in (
+            "math.log", "math.sqrt", "math.log2", "math.log10") else inner
+        return (outer[0], outer[1], tuple(args))
+    return inner
+
+
+def named_float(c, sc, names):
+    """``t = min(t, t, 4.0) * 1.5 / 1.5``: a name bound to a max/min, abs or jump in a form SymPy
+    reads as it and float does not (often rebinding a parameter or a name in use)."""
+    target = c.choice(sc.names) if c.chance(0.6) else names.fresh()
+    a = ("var", c.choice(sc.names))
+    r = c.integer(0, 5)
+    if r <= 3:  # the name twice, then what mostly loses: min(t, t, 4.0)
+        name = c.choice(("min", "max"))
+        k = ("num", c.choice((4.0, 3, 2.5)) if name == "min" else c.choice((-4.0, -3, -2.5)))
+        others = (k,) if c.chance(0.6) else fl.repeats(c, a, c.integer(1, 3))
+        core = ("call", name, (a, a) + others)
+    elif r == 4:
+        core = ("call", "abs", (offset(c, sc),))
+    else:
+        core = fl.jump(c, offset(c, sc))
+    return ("assign", target, fl.twin(c, core))
 
 
 def if_statement(c, sc, names, size, in_loop):
@@ -425,10 +167,45 @@ def for_statement(c, sc, names, size):
     return ("for", index, bounds, tuple(body))
 
 
-def helper(c, index, tuple_result):
+def jump_helper(c, index):
+    """``def h0(a): a = -a - 0.4; return round(a)``: a jump of an offset of the argument."""
+    params = ("a", "b")[:c.integer(1, 2)]
+    sc = Scope(params)
+    a = ("var", "a")
+    body = [("assign", "a", c.choice((("bin", "-", ("neg", a), ("num", c.choice(OFFSETS))),
+                                      ("bin", "+", a, ("num", c.choice(OFFSETS))),
+                                      ("bin", "-", ("num", c.choice(OFFSETS)), a))))]
+    result = fl.jump(c, a)
+    if len(params) == 2 or c.chance(0.6):
+        result = ("bin", "*", result, leaf(c, sc))
+    body.append(("return", result))
+    return ("helper", f"h{index}", params, (), tuple(body)), len(params)
+
+
+def max_helper(c, index):
+    """``def h0(a): a = math.exp(a) % 2; if max(a - a + 0.5, a, 2, a, a, -a - 2): return 0.3;
+    return a``: a max/min of repeated arguments deciding a branch."""
+    a = ("var", "a")
+    body = []
+    if c.chance(0.6):
+        body.append(("assign", "a", ("bin", "%", ("call", c.choice(("math.exp", "math.sin")),
+                                                  (a,)), ("num", c.choice((2, 1.5))))))
+    test = ("call", c.choice(("max", "min")), fl.repeats(c, a, c.integer(3, 6)))
+    test = ("truth", test) if c.chance(0.5) else ("cmp", (c.choice((">", "<=", "==")),),
+                                                  (test, a if c.chance(0.5) else num(c)))
+    body.append(("if", test, (("return", num(c)),), ()))
+    body.append(("return", a))
+    return ("helper", f"h{index}", ("a",), (), tuple(body)), 1
+
+
+def helper(c, index, tuple_result, patterns=()):
+    kinds = [k for k, p in ((jump_helper, "identity_helper"), (max_helper, "dead_helper_max"))
+             if p in patterns]
+    if kinds and not tuple_result and c.chance(0.3):
+        return c.choice(kinds)(c, index)
     params = ("a", "b")[:c.integer(1, 2)] if not tuple_result else ("a", "b")
     defaults = (c.choice((2.0, 0.5, 1)),) if len(params) == 2 and c.chance(0.3) else ()
-    sc = Scope(params)
+    sc = Scope(params, patterns=patterns)
     names = Names()
     body = statements(c, sc, names, c.integer(0, 1), 4, in_loop=True)
     if tuple_result:
@@ -446,15 +223,109 @@ UNDEFINED_TAILS = (("call", "math.log", (("num", 0.0),)), ("call", "math.sqrt", 
                    ("call", "math.atan2", (("num", 0.0), ("num", 0.0))))  # the last is defined
 
 
-def program(c, max_statements=3, size=6):
-    """A random ``("program", ...)``: 1-3 parameters, maybe helpers, a few statements."""
+PATTERNS = ("named_float", "constant_jump", "identity_helper", "constant_exponent",
+            "constant_ifexp", "dead_helper_max")
+
+
+def focused(c, pattern):
+    """A small program built around ``pattern`` (one of ``PATTERNS``), each a kind of bug the fuzzer
+    found (issue 6): the pattern's forms with random operands, constants and operators.
+
+    - named_float: ``t = min(t, t, 4.0) * 1.5 / 1.5; return t`` (a name whose written form is
+      another float than its SymPy form, then compared);
+    - constant_jump: ``a = math.atan2(2, math.exp(math.expm1(-0.5))); return math.ceil(a + 1 -
+      a) * x`` (a constant computed through a name, before a jump function);
+    - identity_helper: ``def h0(a): a = -a - 0.4; return round(a)``, ``return h0(math.log(
+      math.exp(z)))`` (a SymPy identity through a helper's argument, before a jump);
+    - constant_exponent: ``(-4) ** (0.0 if math.log(abs(a - a + 2) + 1.0) != math.expm1(0)
+      else x)`` (a conditional exponent whose constant condition picks a whole one);
+    - constant_ifexp: ``if (t + 1.0 - 1.0 if True else z) < t: return 0.5``, then ``return
+      math.log(0.0)`` (a conditional decided at build time, compared in its float form);
+    - dead_helper_max: ``b = h0(0.25); return 4`` with ``h0`` deciding on a max of repeated
+      arguments (a helper whose body is constant, its value unused).
+    """
+    params = c.choice((("t",), ("t", "z"), ("x", "y"), ("u",), ("y", "u")))
+    sc, names = Scope(params), Names()
+    body, helpers = [], ()
+    p0 = ("var", params[0])
+    if pattern == "named_float":
+        body.append(named_float(c, sc, names))
+        target = ("var", body[-1][1])
+        result = c.choice((target, target, ("bin", "*", target, leaf(c, sc)), ("call", c.choice(
+            ("max", "min")), (target, leaf(c, sc))), ("bin", "+", target, leaf(c, sc))))
+    elif pattern == "constant_jump":  # a few terms, each a chance of another float
+        if c.chance(0.8):
+            for _ in range(4):  # mostly a constant with all its bits (not a whole number)
+                value = constant_call(c)
+                known = fl.constant_value(value, {})
+                if known is not None and not float(known.f).is_integer():
+                    break
+            body.append(("assign", "a", value))
+            sc.bind("a", known)
+        result = None
+        for _ in range(c.integer(2, 4)):
+            n = ("var", "a") if body and c.chance(0.8) else leaf(c, sc)
+            term = ("bin", "*", fl.jump_of_cancel(c, n), ("var", c.choice(params)))
+            result = term if result is None else ("bin", "+", result, term)
+    elif pattern == "identity_helper":
+        h, arity = jump_helper(c, 0)
+        helpers = (h,)
+        args = (fl.identity(c, ("var", c.choice(params))),) + tuple(
+            leaf(c, sc) for _ in range(arity - 1))
+        result = ("hcall", "h0", args)
+        if c.chance(0.5):
+            result = ("bin", "*", result, leaf(c, sc))
+    elif pattern == "constant_exponent":
+        if c.chance(0.8):
+            body.append(("assign", "a", num(c) if c.chance(0.2) else constant_call(c)))
+            sc.bind("a", fl.constant_value(body[-1][2], {}))
+        base = c.choice((("num", -4), ("num", -0.5), ("call", "math.floor", (("num", -0.5),)),
+                         ("call", "math.cos", (("num", 2),)), ("call", "math.log10", (
+                             ("num", 0.5),))))
+        power = ("bin", "**", base, constant_exponent(c, sc))
+        result = c.choice((power, ("bin", "*", power, p0), ("bin", "+", power, leaf(c, sc))))
+    elif pattern == "constant_ifexp":
+        test = ("cmp", (c.choice(("<", "<=", ">", ">=", "==", "!=")),), (
+            side_decided(c, sc, leaf(c, sc)), ("var", c.choice(params))))
+        if c.chance(0.5):
+            test = ("cmp", test[1], test[2][::-1])
+        early = ("return", num(c) if c.chance(0.5) else leaf(c, sc))
+        body.append(("if", test, (early,), ()))
+        result = c.choice(UNDEFINED_TAILS[:2] + (("bin", "/", p0, ("num", 0.0)), leaf(c, sc)))
+    else:
+        h, arity = max_helper(c, 0)
+        helpers = (h,)
+        body.append(("assign", "b", ("hcall", "h0", (num(c),))))
+        result = c.choice((num(c), leaf(c, sc), ("bin", "*", ("var", "b"), p0)))
+    body.append(("return", result))
+    return ("program", params, helpers, tuple(body))
+
+
+def program(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
+    """A random ``("program", ...)``: 1-3 parameters, maybe helpers, a few statements; with
+    ``focus`` (a tuple of ``PATTERNS``), a ``focused`` program of one of them. Otherwise the
+    grammar uses the forms of ``patterns`` only (each in its places, and one program in ten
+    is a ``focused`` one of them)."""
+    return drawn(c, max_statements, size, focus, patterns)[0]
+
+
+def drawn(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
+    """(``program``'s program, the pattern it was focused on or None)."""
+    if focus or (patterns and c.chance(0.1)):
+        pattern = c.choice(focus or patterns)
+        return focused(c, pattern), pattern
+    return general(c, max_statements, size, patterns), None
+
+
+def general(c, max_statements, size, patterns):
+    """A program of the general grammar (``program`` without focus)."""
     params = PARAM_NAMES[c.integer(0, 3):][:c.integer(1, 3)] if c.chance(0.8) else ("x", "y")
     helpers, infos = [], []
     for k in range(c.choice((0, 0, 0, 1, 1, 2))):
-        h, arity = helper(c, k, tuple_result=c.chance(0.3))
+        h, arity = helper(c, k, tuple_result=c.chance(0.3), patterns=patterns)
         helpers.append(h)
         infos.append((h[1], arity, h[4][-1][1][0] == "tuple"))
-    sc = Scope(params, infos)
+    sc = Scope(params, infos, patterns=patterns)
     names = Names()
     body = statements(c, sc, names, c.integer(0, max_statements), size)
     if c.chance(0.1):  # an early return before code undefined for every input
@@ -496,13 +367,16 @@ def cases(points=3, **kw):
 def random_points(c, prog, count):
     """``count`` points: random floats, sometimes ints, constants of the program, or a float tie
     with an earlier coordinate (``y == x``, ``y == x + 1`` computed in float): branch boundaries
-    and max/min ties."""
+    and max/min ties; where the program has a jump function, often a jump of it after an offset
+    (``round(-z - 0.4)`` at z = 0.1)."""
     constants = sorted({n[1] for n in walk(prog) if n[0] == "num"}, key=repr) or [0.5]
+    jumps = any(n[0] == "call" and n[1] in ("round", "math.floor", "math.ceil") or n[0] == "bin"
+                and n[1] == "//" for n in walk(prog))
     points = []
     for _ in range(count):
         point = []
         for _ in prog[1]:
-            r = c.integer(0, 11)
+            r = 5 if jumps and c.chance(0.35) else c.integer(0, 11)
             if r == 0:
                 point.append(c.choice((0, 1, 2, -1, 3)))
             elif r == 1:
@@ -520,6 +394,10 @@ def random_points(c, prog, count):
                 other = c.choice(point)  # is another float at some of these
                 point.append(c.choice(((k - other) - m, (k - m) - other, (k - other) - other,
                                        (k - other) / 2)))
+            elif r == 5:  # a jump of round/floor after an offset: -z - 0.4 == -0.5
+                k = c.choice(constants)
+                n = c.choice((0.5, -0.5, 1.5, -1.5) if c.chance(0.5) else (0, 1, -1, 2, -2))
+                point.append(c.choice((n - k, k - n, -n - k, n + k)))
             else:
                 point.append(round(c.real(-2.5, 2.5), c.choice((1, 2, 17))))
         points.append(tuple(point))

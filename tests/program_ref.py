@@ -13,12 +13,20 @@ the derivative *of the branch Python takes at the point*, with symgrad's convent
   repeated argument once per occurrence (``m`` is their mean);
 - ``abs``: the sign of the float value (derivative 0 at 0); ``round``, ``floor``, ``ceil``, ``//``:
   derivative 0 (``m`` is the float result); ``a % b``: ``a - b*q`` with the float quotient ``q``;
-- ``stop_gradient(e)``: held at its value at the unperturbed point.
+- ``stop_gradient(e)``: held at its value at the unperturbed point;
+- a negative constant base to a varying exponent (``(-4) ** y``, docs/conventions.md "Complex
+  powers"): ``m`` is mpmath's complex power. Where the result's derivative is complex (the
+  exponent moves, the result follows it) there is no real derivative (``ComplexValue``: the
+  gradient must raise ``ValueError``); where the result depends on such a power through
+  derivative-carrying operations (not a stop_gradient, a jump function, a decision, or ``abs``
+  of the bare power, a float ``|c| ** e`` for every e) but the complex parts cancel (a factor 0,
+  ``x * (-4) ** y`` at x = 0), ``Evaluation.may_raise``: the derivative of that power is still
+  needed, so symgrad's documented ``ValueError`` is right, and so is the real number.
 
 A point is skipped (``Skip``) within ``SINGULAR`` of a singularity (division by 0, ``log``/``sqrt``
 at 0, ``asin`` at 1 ...; the derivative is infinite or the float value meaningless there), within
 ``KINK`` of a jump of ``a % b`` in ``b`` or of ``atan2`` across its cut, or when a value exceeds
-``HUGE``.
+``HUGE`` (an int over 10**12 too: ``math.log2(2 ** 240)`` is a float in Python).
 """
 import builtins
 import math
@@ -37,7 +45,7 @@ class Skip(Exception):
 
 
 class PrimalError(Exception):
-    """The primal raises at this point (or computes a complex number, or a huge int)."""
+    """The primal raises at this point (or computes a complex number)."""
 
 
 class ComplexValue(Exception):
@@ -51,12 +59,17 @@ class Value:
     """``f``: the Python number the primal computes; ``m``: its mpmath value (an ``mpc`` where
     it is complex: a negative constant base to a varying or fractional power, ``(-0.5) ** u``);
     ``varies``: False when the value cannot depend on the parameters (literals, loop indices,
-    stop_gradient); ``complex``: ``f`` is a Python complex number."""
+    stop_gradient); ``complex``: ``f`` is a Python complex number; ``moving``: it depends,
+    through operations that carry a derivative, on a power whose ``m`` is not real (the
+    exponent of a negative constant base moves: its derivative is needed and has no real
+    value); ``power``: it is such a power itself (``abs`` of it is ``|c| ** e``)."""
 
     f: object
     m: object
     varies: bool
     complex: bool = False
+    moving: bool = False
+    power: bool = False
 
 
 def _tidy(m):
@@ -68,21 +81,27 @@ def _complex_capable(*values):
     return any(v.complex or isinstance(v.m, mpmath.mpc) for v in values)
 
 
-def _checked(f, m, varies):
+def _nonreal(m):
+    return isinstance(m, mpmath.mpc) and m.imag != 0
+
+
+def _checked(f, m, varies, moving=False, power=False):
+    moving = varies and (moving or _nonreal(m))
     if isinstance(f, complex):
-        return Value(f, mpmath.mpc(f) if not varies or m is None else m, varies, True)
+        return Value(f, mpmath.mpc(f) if not varies or m is None else m, varies, True, moving,
+                     power)
     if isinstance(f, bool) or not isinstance(f, (int, float)):
         raise PrimalError(f"the primal computes {f!r}")
     if isinstance(f, float) and not math.isfinite(f):
         raise PrimalError(f"the primal computes {f!r}")
     if isinstance(f, int) and abs(f) > 10 ** 12:
-        raise PrimalError("a huge int")
+        raise Skip("a huge int")  # 2 ** 240: exact in Python, too big to mirror in mpmath
     if not varies:
         m = mpmath.mpf(f)  # a constant is what Python computes (e.g. math.log1p(0.5) in float)
     m = _tidy(m)
     if abs(m) > HUGE:
         raise Skip("huge")
-    return Value(f, m, varies)
+    return Value(f, m, varies, False, moving, power)
 
 
 def _python(op, *args):
@@ -110,13 +129,15 @@ def _binary(op, a, b):
     varies = a.varies or b.varies
     if not varies:
         return _checked(f, None, False)
-    if _complex_capable(a, b) or (op == "**" and not a.varies and a.f < 0 and b.varies):
+    moving = (a.moving or b.moving) and op != "//"  # // has derivative 0
+    power = op == "**" and not a.varies and not a.complex and a.f < 0 and b.varies
+    if _complex_capable(a, b) or power:
         # (-4) ** y: real at whole y, complex elsewhere (so is its derivative where y moves)
         if op in ("//", "%"):  # Python raised on a complex operand: real here
             m = mpmath.mpf(f) if op == "//" else a.m - b.m * mpmath.mpf(a.f // b.f)
         else:
             m = mpmath.power(a.m, b.m) if op == "**" else BINARY[op](a.m, b.m)
-        return _checked(f, m, True)
+        return _checked(f, m, True, moving, power)
     if op in "+-*":
         m = BINARY[op](a.m, b.m)
     elif op == "/":
@@ -134,7 +155,7 @@ def _binary(op, a, b):
             m = a.m - b.m * mpmath.mpf(a.f // b.f)
     else:
         m = _power(a, b)
-    return _checked(f, m, True)
+    return _checked(f, m, True, moving)
 
 
 def _power(a, b):
@@ -153,8 +174,9 @@ def _unary_m(name, args):
     if any(isinstance(a, mpmath.mpc) for a in args):
         try:
             return _TABLE[name](*args) if name in _TABLE else getattr(mpmath, name)(*args)
-        except (TypeError, ValueError, AttributeError):
-            return mpmath.mpc(0, 1)  # no real value near the point
+        except (TypeError, ValueError, AttributeError):  # no real value near the point: a
+            moved = sum(mpmath.im(a) for a in args)  # marker moving with the arguments (its
+            return mpmath.mpc(0, 1 + moved)  # difference, the derivative, is not real)
     x = args[0]
     if name in ("sqrt",) and x < SINGULAR:
         raise Skip("sqrt near 0")
@@ -211,7 +233,7 @@ class Run:
             return _binary(e[1], self.expr(e[2], env), self.expr(e[3], env))
         if tag == "neg":
             a = self.expr(e[1], env)
-            return _checked(-a.f, -a.m, a.varies)
+            return _checked(-a.f, -a.m, a.varies, a.moving)
         if tag == "sg":
             a = self.expr(e[1], env)
             if self.frozen is None:
@@ -238,21 +260,28 @@ class Run:
         varies = any(a.varies for a in args)
         if not varies:
             return _checked(f, None, False)
+        moving = any(a.moving for a in args)
+        if name in ("abs", "fabs") and args[0].power:
+            moving = False  # abs((-0.5) ** e) is 0.5 ** e for every e (docs/conventions.md)
         if name == "pow" and not args[0].varies and not args[0].complex and args[0].f < 0:
-            return _checked(f, mpmath.power(args[0].m, args[1].m), True)  # pow(-2, t)
+            return _checked(f, mpmath.power(args[0].m, args[1].m), True, moving,  # pow(-2, t)
+                            power=True)
         if _complex_capable(*args) and name not in ("max", "min", "floor", "ceil", "round"):
-            return _checked(f, _unary_m(name, [a.m for a in args]), True)  # abs(complex): real
+            return _checked(f, _unary_m(name, [a.m for a in args]), True,  # abs(complex): real
+                            moving)
         if name in ("max", "min"):
-            tied = [a.m for a in args if a.f == f]  # the float winner, or the arguments tied
-            return _checked(f, mpmath.fsum(tied) / len(tied), True)  # in float share equally
+            tied = [a for a in args if a.f == f]  # the float winner, or the arguments tied
+            return _checked(f, mpmath.fsum(a.m for a in tied) / len(tied), True,  # in float
+                            any(a.moving for a in tied))  # share equally
         if name in ("abs", "fabs"):
             x = args[0]
-            return _checked(f, mpmath.mpf(0) if x.f == 0 else x.m if x.f > 0 else -x.m, True)
+            return _checked(f, mpmath.mpf(0) if x.f == 0 else x.m if x.f > 0 else -x.m, True,
+                            moving)
         if name in ("floor", "ceil", "round"):
             return _checked(f, mpmath.mpf(f), True)  # derivative 0
         if name == "pow":
-            return _checked(f, _power(*args), True)
-        return _checked(f, _unary_m(name, [a.m for a in args]), True)
+            return _checked(f, _power(*args), True, moving)
+        return _checked(f, _unary_m(name, [a.m for a in args]), True, moving)
 
     def compare(self, op, a, b):
         return _python({"<": lambda p, q: p < q, "<=": lambda p, q: p <= q,
@@ -330,13 +359,40 @@ class Run:
         return value
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """The reference at one point: the primal's float ``value``, its mpmath value ``m``, the
+    gradient (mpf per parameter), and ``may_raise``: the result depends, through operations
+    carrying a derivative, on a power of a negative constant base whose exponent moves here
+    (its complex parts cancel, as in ``x * (-4) ** y`` at x = 0): the gradient may raise the
+    documented ``ValueError`` or return this real gradient (docs/conventions.md, "Complex
+    powers": the power's derivative is ValueError where its exponent moves)."""
+
+    value: object
+    m: object
+    grads: list
+    may_raise: bool = False
+
+
 def reference(prog, point):
-    """(primal float value, mpmath value, gradient as mpf per parameter) at ``point`` (numbers).
+    """(primal float value, mpmath value, gradient as mpf per parameter) at ``point`` (numbers);
+    ``evaluate`` has the same and ``may_raise``.
+
+    Raises:
+        PrimalError, ComplexValue, Skip: as ``evaluate``.
+    """
+    e = evaluate(prog, point)
+    return e.value, e.m, e.grads
+
+
+def evaluate(prog, point):
+    """The ``Evaluation`` at ``point`` (numbers, one per parameter).
 
     Raises:
         PrimalError: the primal raises (or returns no real number) at ``point``.
         ComplexValue: the value is real here but complex arbitrarily near (a negative constant
-            base to an exponent that moves): no real derivative, the gradient raises.
+            base to an exponent that moves) and the result's derivative follows it: no real
+            derivative, the gradient must raise ``ValueError``.
         Skip: the point is within KINK of a kink or SINGULAR of a singularity.
     """
     params = prog[1]
@@ -346,16 +402,19 @@ def reference(prog, point):
         value = run.program(base)
         if value.complex:
             raise PrimalError(f"the primal computes the complex number {value.f!r}")
-        grads = []
+        grads, moving = [], value.moving
         for name in params:
             sides = []
             for sign in (1, -1):
                 shifted = dict(base)
                 shifted[name] = (base[name][0], base[name][1] + sign * STEP)
-                sides.append(Run(prog, run.stopped).program(shifted).m)
+                side = Run(prog, run.stopped).program(shifted)
+                moving = moving or side.moving
+                sides.append(side.m)
             grad = _tidy((sides[0] - sides[1]) / (2 * STEP))
             if isinstance(grad, mpmath.mpc):
                 raise ComplexValue(f"the derivative in {name} is complex ({grad}): the value "
                                    "is a complex power arbitrarily near")
             grads.append(grad)
-        return value.f, value.m.real if isinstance(value.m, mpmath.mpc) else value.m, grads
+        m = value.m.real if isinstance(value.m, mpmath.mpc) else value.m
+        return Evaluation(value.f, m, grads, moving)

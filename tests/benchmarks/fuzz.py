@@ -9,10 +9,13 @@ draws from) is written to a module file, its gradient built under ``strategy="au
 ``"symbolic"`` and ``"reverse"`` (each for about a third of the programs), and, for a quarter of
 them, ``value_and_grad``; each is compared at 3 points with the central difference of
 ``tests/program_ref.py`` (``tests/program_check.py`` says what each failure kind means). Prints the
-figures, then one minimised reproducer per failure kind (source, strategy, point, expected, got).
-Program ``n`` of job ``j`` is drawn from the seed string ``"<seed>-<j>-<n>"``, so a run is
-reproducible (up to where the time limit stops it), and ``--replay 3-0-17 ...`` checks (and
-minimises) only the programs named.
+figures, then minimised reproducers per failure kind (and bug pattern, for a focused program)
+(source, strategy, point, expected, got).
+``--patterns`` restricts the forms of ``program_gen.PATTERNS`` (the kinds of earlier bugs) the
+grammar uses, e.g. to look past the ones open on the code fuzzed; ``--focus P ...`` draws only
+the small programs ``program_gen.focused`` builds around them. Program ``n`` of job ``j`` is
+drawn from the seed string ``"<seed>-<j>-<n>"``, so a run is reproducible (up to where the time
+limit stops it), and ``--replay 3-0-17 ...`` checks (and minimises) only the programs named.
 """
 import argparse
 import multiprocessing
@@ -47,7 +50,8 @@ def run_job(job, options):
             break
         chooser = program_gen.RandomChooser(name)
         n += 1
-        prog = program_gen.program(chooser, max_statements=options.statements)
+        prog, pattern = program_gen.drawn(chooser, max_statements=options.statements,
+                                          patterns=options.patterns, focus=options.focus)
         points = program_gen.random_points(chooser, prog, 3)
         strategies = ("auto",) + tuple(s for s in ("symbolic", "reverse") if chooser.chance(0.33))
         value_and_grad = chooser.chance(0.25)
@@ -60,9 +64,11 @@ def run_job(job, options):
         except AssertionError as e:
             mirror.append(str(e))
             continue
-        for failure in failures:  # one entry per kind and detail, whatever the strategy
+        for failure in failures:  # one entry per kind, pattern and detail, whatever the strategy
             failure.seed = name
-            entry = found.setdefault(failure.signature[:1] + failure.signature[2:], [0])
+            key = failure.signature[:1] + (f"[focused: {pattern}]" if pattern else "",) + \
+                failure.signature[2:]
+            entry = found.setdefault(key, [0])
             entry[0] += 1
             if len(entry) <= options.per_kind and all(f.program != failure.program
                                                       for f in entry[1:]):
@@ -99,6 +105,14 @@ def main(argv=None):
     parser.add_argument("--shrink-seconds", type=float, default=60.0,
                         help="time spent minimising each reproducer")
     parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
+    parser.add_argument("--patterns", nargs="*", default=program_gen.PATTERNS,
+                        choices=program_gen.PATTERNS, metavar="PATTERN",
+                        help="the bug patterns the grammar uses (default: all of "
+                             f"{', '.join(program_gen.PATTERNS)}; --patterns alone: none, the base "
+                             "grammar)")
+    parser.add_argument("--focus", nargs="+", choices=program_gen.PATTERNS, metavar="PATTERN",
+                        help="only small programs built around these patterns "
+                             "(program_gen.focused)")
     parser.add_argument("--replay", nargs="+", metavar="NAME",
                         help="check only these programs (names as printed: SEED-JOB-N), under "
                              "every strategy")
@@ -115,6 +129,7 @@ def main(argv=None):
         counts.programs += c.programs
         counts.points += c.points
         counts.timeouts += c.timeouts
+        counts.allowed += c.allowed
         counts.slowest = max(counts.slowest, c.slowest)
         for k, v in c.builds.items():
             counts.builds[k] = counts.builds.get(k, 0) + v
@@ -128,10 +143,13 @@ def main(argv=None):
           f"{options.seed}, {options.jobs} job(s), {time.monotonic() - start:.0f} s")
     print("command: python tests/benchmarks/fuzz.py " + " ".join(argv if argv is not None
                                                               else sys.argv[1:]))
+    print(f"patterns: {', '.join(options.patterns) or 'none'}" +
+          (f"; focused programs only: {', '.join(options.focus)}" if options.focus else ""))
     print(f"programs tried: {counts.programs}")
     print("builds: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.builds.items())) +
           f" (stopped after {options.timeout:g} s: {counts.timeouts})")
-    print(f"points compared: {counts.points}")
+    print(f"points compared: {counts.points} (documented ValueErrors of a moving complex power "
+          f"accepted: {counts.allowed})")
     for kind in KIND_ORDER:
         print(f"{LABELS[kind]}: {by_kind[kind]}")
     print(f"slowest build under auto: {counts.slowest:.2f} s (CPU)")
@@ -140,7 +158,7 @@ def main(argv=None):
         print("  " + text.replace("\n", "\n  "))
     for sig in sorted(found, key=lambda s: (KIND_ORDER.index(s[0]), str(s))):
         entry = found[sig]
-        print(f"\n=== {sig[0]}: {entry[0]} time(s), {' '.join(map(str, sig[1:]))}")
+        print(f"\n=== {sig[0]}: {entry[0]} time(s), {' '.join(map(str, sig[1:])).strip()}")
         for failure in entry[1:]:
             print(f"--- minimised reproducer (strategy={failure.strategy!r}, "
                   f"point={program_check.fmt_point(failure.point)}, from program {failure.seed})")
