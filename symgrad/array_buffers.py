@@ -49,6 +49,7 @@ import copy
 
 import numpy
 
+from .array_aliases import without_aliases
 from .array_facts import Facts, Sources, low_dtype, reads, ufunc_of
 from .fence import dotted
 
@@ -90,7 +91,9 @@ def reuse_buffers(body, prelude, shapes, dims, constants, inlinable=(), derivati
                    Sources(floats) if lazy else None, elides)
     body = _inline([copy.deepcopy(s) for s in body], set(inlinable), shapes)
     body = _stores(body)
-    return state.run(body)
+    body = state.run(body)
+    arrays = {name for name, shape in state.shapes.items() if shape}
+    return without_aliases(body, set(inlinable), arrays, join=elides and not lazy)
 
 
 def _is_float_conversion(stmt):

@@ -151,6 +151,16 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
             size_checks.append((int_ast(replaced), kept, _size_text(replaced, labels)))
             read.update(s.name for s in replaced.free_symbols | kept.free_symbols)
     checks = cotangent_checks + _size_checks(size_checks, labels, function_name)
+    lines, sources = _size_reads(info, read)
+    sized = {dim.name: f"{param}.shape[{axis}]" for dim, (param, axis) in info.dims.items()
+             if dim.name in read}
+    unknown = _unknown_size_check(list(sized), sources, function_name) if lazy else []
+    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+
+
+def _size_reads(info, read):
+    """``n = X.shape[0]`` for each size in ``read`` (the sizes as the contract shows them), and
+    the name of the parameter each line reads."""
     lines, sources = [], []
     for dim, (param, axis) in info.dims.items():
         if dim.name in read:
@@ -158,11 +168,7 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
                                   ast.Constant(axis), ast.Load())
             lines.append(ast.Assign([ast.Name(dim.name, ast.Store())], value, lineno=None))
             sources.append(param)
-    sized = {line.targets[0].id: f"{param}.shape[{axis}]" for line, param, axis in (
-        (line, *info.dims[next(d for d in info.dims if d.name == line.targets[0].id)])
-        for line in lines)}
-    unknown = _unknown_size_check(lines, sources, function_name) if lazy else []
-    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+    return lines, sources
 
 
 def _zero_size_checks(body, sized, function_name):
@@ -182,8 +188,14 @@ def _zero_size_checks(body, sized, function_name):
                     isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
                                    ast.unaryop, ast.Load)) for n in ast.walk(node.right)):
                 found.setdefault(ast.unparse(node.right), (node.right, names))
-    checks = []
-    for text, (denominator, names) in found.items():
+    checks, covered = [], set()
+    zeros = {text: _zero_points(denominator) for text, (denominator, _) in found.items()}
+    for text, (denominator, names) in sorted(found.items(), key=lambda item: (
+            zeros[item[0]] is None, len(zeros[item[0]] or ()), len(item[0]), item[0])):
+        if zeros[text] is not None:
+            if zeros[text] <= covered:  # never 0 at a size this build is called with, or
+                continue  # only where an earlier check raised
+            covered |= zeros[text]
         where = ", ".join(f"{n} = {sized[n]}" for n in dict.fromkeys(names))
         what = f"{sized[names[0]]} is 0" if text == names[0] else f"{text} is 0 ({where})"
         message = (f"{function_name}: {what}, and the gradient divides by it (the primal's "
@@ -193,6 +205,48 @@ def _zero_size_checks(body, sized, function_name):
                              [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
                                                  [ast.Constant(message)], []), None)], []))
     return checks
+
+
+def _zero_points(denominator):
+    """The sizes at which ``denominator`` (the AST of an expression of size names and numbers) is
+    0 in a call of this build, as a set of ``(size name, value)``, or None when they are not
+    known (it is not a product of factors linear in one size each: the check is then kept).
+
+    A build is called with sizes other than 1 only (``specialise``: an axis of size 1 gets a build
+    of its own, where it is the number 1), so ``n - 1`` is never 0 here and ``2 * n`` is 0 only
+    where ``n`` is."""
+    import sympy
+    operators = {ast.Add: sympy.Add, ast.Mult: sympy.Mul,
+                 ast.Sub: lambda a, b: sympy.Add(a, sympy.Mul(-1, b))}
+
+    def value(node):
+        if isinstance(node, ast.Name):
+            return sympy.Symbol(node.id, integer=True, nonnegative=True)
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return sympy.Rational(node.value)  # exact: the float's binary value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in operators:
+            return operators[type(node.op)](value(node.left), value(node.right))
+        raise TypeError  # a division, a power, a call: not a product of linear factors
+    try:
+        expression = value(denominator)
+    except TypeError:
+        return None
+    expression = sympy.expand(expression)
+    if expression == 0:  # 0 whatever the sizes
+        return None
+    points = set()
+    for factor, _ in sympy.factor_list(expression)[1]:
+        symbols = factor.free_symbols
+        if len(symbols) != 1 or sympy.degree(factor, *symbols) != 1:
+            return None
+        size = next(iter(symbols))
+        slope, offset = sympy.Poly(factor, size).all_coeffs()
+        root = -offset / slope
+        if root.is_integer and root >= 0 and root != 1:
+            points.add((size.name, int(root)))
+    return points
 
 
 def _clamped(size):
@@ -213,16 +267,22 @@ def _size_text(size, labels):
     return [ast.Constant(f"{size.xreplace(labels)} is "), value]
 
 
-def _concatenation(parts):
-    """``'a' + str(x) + 'b'`` from f-string parts (a line ``emit.wrap`` can break at ``+``)."""
+def _message(parts):
+    """The message of a check from f-string parts: an f-string when every value in it is a name
+    or a size read (``f'grad_f: y.shape[0] is {y.shape[0]}; ...'``: ``linewrap`` cuts its text
+    between replacement fields), else ``'a' + str(x) + 'b'`` (a line it can break at ``+``)."""
     merged = []
     for part in parts:
-        if isinstance(part, ast.FormattedValue):
-            merged.append(ast.Call(ast.Name("str", ast.Load()), [part.value], []))
-        elif merged and isinstance(merged[-1], ast.Constant):
+        if isinstance(part, ast.Constant) and merged and isinstance(merged[-1], ast.Constant):
             merged[-1] = ast.Constant(merged[-1].value + part.value)
-        elif part.value:
+        elif not isinstance(part, ast.Constant) or part.value:
             merged.append(part)
+    if all(isinstance(n, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Load))
+           for part in merged if isinstance(part, ast.FormattedValue)
+           for n in ast.walk(part.value)):
+        return ast.JoinedStr(merged)
+    merged = [ast.Call(ast.Name("str", ast.Load()), [p.value], [])
+              if isinstance(p, ast.FormattedValue) else p for p in merged]
     node = merged[0]
     for part in merged[1:]:
         node = ast.BinOp(node, ast.Add(), part)
@@ -230,17 +290,11 @@ def _concatenation(parts):
 
 
 def _size_checks(size_checks, labels, function_name):
-    """One ``if (y.shape[0], k) != (n, m):`` over every size the build takes to be another
-    (one comparison per call), and inside it one ``if`` per size raising ``ValueError`` with the
-    argument whose size differs and both sizes (``grad_f: y.shape[0] is 4; it must be
-    w.shape[0] = 3``)."""
+    """One ``if`` per size the build takes to be another, raising ``ValueError`` with the argument
+    whose size differs and both sizes (``grad_f: y.shape[0] is 4; it must be w.shape[0] = 3``).
+    Separate tests: cheaper per call than one comparison of two tuples (no tuple is built), and
+    each names only its own size."""
     from .array_nodes import int_ast
-    if not size_checks:
-        return []
-    def side(items):
-        return items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-    given = [g for g, _, _ in size_checks]
-    wanted = [int_ast(d) for _, d, _ in size_checks]
     raises = []
     for actual, dim, text in size_checks:
         parts = [ast.Constant(f"{function_name}: ")] + text
@@ -254,24 +308,22 @@ def _size_checks(size_checks, labels, function_name):
             else:
                 parts += [ast.Constant(f"; it must be {dim.xreplace(labels)} = "),
                           ast.FormattedValue(int_ast(dim), -1, None)]
-        message = _concatenation(parts)
-        raises.append(ast.If(ast.Compare(copy.deepcopy(actual), [ast.NotEq()], [int_ast(dim)]), [ast.Raise(
-            ast.Call(ast.Name("ValueError", ast.Load()), [message], []), None)], []))
-    if len(raises) == 1:
-        return raises
-    return [ast.If(ast.Compare(side(given), [ast.NotEq()], [side(wanted)]), raises, [])]
+        raises.append(ast.If(ast.Compare(copy.deepcopy(actual), [ast.NotEq()], [int_ast(dim)]), [
+            ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()), [_message(parts)], []),
+                      None)], []))
+    return raises
 
 
-def _unknown_size_check(lines, sources, function_name):
+def _unknown_size_check(sizes, sources, function_name):
     """``if isinstance(n, float) or ...: raise ValueError(...)``: a Dask array whose chunk sizes
     are unknown (after a boolean mask) has ``nan`` in its shape, and ``1.0 / n`` would make every
     number of the gradient nan. Sizes are ints for every other array; the test is one isinstance
     per size read."""
-    if not lines:
+    if not sizes:
         return []
-    tests = [ast.Call(ast.Name("isinstance", ast.Load()), [ast.Name(line.targets[0].id, ast.Load()),
+    tests = [ast.Call(ast.Name("isinstance", ast.Load()), [ast.Name(size, ast.Load()),
                                                            ast.Name("float", ast.Load())], [])
-             for line in lines]
+             for size in sizes]
     names = list(dict.fromkeys(sources))
     how = f"{names[0]}.compute_chunk_sizes()" if len(names) == 1 else ".compute_chunk_sizes() on each"
     message = f"{function_name}: the sizes of {', '.join(names)} are unknown (nan): call {how} first"

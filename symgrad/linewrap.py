@@ -1,8 +1,10 @@
 """The last step of ``emit``: an AST printed with ``astor``, and lines longer than ``LINE_WIDTH``
-columns broken the way PEP 8 does.
+columns broken the way PEP 8 does (a string literal too long for its line is cut into adjacent
+literals, which Python joins into the same value).
 """
 import bisect
 import io
+import re
 import tokenize
 import warnings
 
@@ -35,27 +37,34 @@ def wrap(line, width=LINE_WIDTH):
         return line
     first = indent + head
     tokens = _break_points(body)
-    positions = [pos for pos, _, _ in tokens]  # increasing: each line scans its own span only
+    positions = [pos for pos, _, _, _ in tokens]  # increasing: each line scans its own span only
     more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
-    lines, start, prefix = [], 0, first
-    while len(prefix) + len(body) - start > width:
-        room = width - len(prefix)
-        fitting = [(depth, rank, -pos, pos) for pos, depth, rank in tokens[
-            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]]
+    lines, start, prefix, carry = [], 0, first, ""  # carry: a cut literal's opening quote
+    while len(prefix) + len(carry) + len(body) - start > width:
+        room = width - len(prefix) - len(carry)
+        fitting = [(depth, rank, -pos, pos, opening) for pos, depth, rank, opening in tokens[
+            bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]
+            if opening is None or pos < start + room]  # room for the closing quote
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
         if not fitting:  # a name longer than the room: break at the first place after it
-            later = positions[bisect.bisect_right(positions, start):]
+            later = [(pos, opening) for pos, _, _, opening in tokens[
+                bisect.bisect_right(positions, start):]]
             if start == 0 and body.startswith("(") and not body.startswith("def "):
-                later = [1]  # right after the opening parenthesis
+                later = [(1, None)]  # right after the opening parenthesis
             if not later:
                 break
-            fitting = [(0, 0, 0, min(later))]
-        cut = min(full or fitting)[3]
-        lines.append(prefix + body[start:cut].rstrip())
+            fitting = [(0, 0, 0, *min(later))]
+        _, _, _, cut, opening = min(full or fitting)
+        if opening is None:
+            lines.append(prefix + carry + body[start:cut].rstrip())
+            carry = ""
+        else:  # inside a literal, after a space: two adjacent literals, one value
+            lines.append(prefix + carry + body[start:cut] + opening[-1])
+            carry = opening
         start, prefix = cut, more
-        while start < len(body) and body[start] == " ":
+        while not carry and start < len(body) and body[start] == " ":
             start += 1
-    lines.append(prefix + body[start:])
+    lines.append(prefix + carry + body[start:])
     return "\n".join(lines) + "\n"
 
 
@@ -70,6 +79,8 @@ def _split_statement(text):
         if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
             expression = f"({expression})"
         return "if ", expression + ":"
+    if text.startswith("raise ") and text.endswith(")"):  # raise ValueError(...): its brackets
+        return "raise ", text[len("raise "):]
     if text.startswith("return "):
         head, expression = "return ", text[len("return "):]
     elif " = " in text and text.split(" = ", 1)[0].isidentifier():
@@ -101,11 +112,15 @@ def _tokens(text):
 
 
 _RANK = {",": 0, "if": 0, "else": 0, "and": 0, "or": 0, "+": 1, "-": 1}  # others (* / **): 2
+_OPENING = re.compile(r"[rRbBuUfF]*(['\"])")
 
 
 def _break_points(body):
-    """(position, depth, rank) where a line may start: before a binary operator or after a comma;
-    a lower rank (a comma, then + and -) is a better place to break than * or /."""
+    """(position, depth, rank, opening) where a line may start: before a binary operator or after
+    a comma; a lower rank (a comma, then + and -) is a better place to break than * or /. The last
+    choices (rank 3 after a clause, 4 after a word): after a space inside a plain string literal in brackets (no f-string, no
+    triple quotes), cut into two adjacent literals; ``opening`` is then the literal's prefix and
+    quote (None elsewhere)."""
     points, depth, previous = [], 0, None
     for token in tokenize.generate_tokens(io.StringIO(body).readline):
         if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.NL):
@@ -118,10 +133,30 @@ def _break_points(body):
         elif token.type == tokenize.OP and string in ("+", "-", "*", "/", "**", "%", "//") and (
                 previous is not None and (previous.type in (tokenize.NAME, tokenize.NUMBER)
                                           or previous.string in ")]}")):
-            points.append((position, depth, _RANK.get(string, 2)))
+            points.append((position, depth, _RANK.get(string, 2), None))
         elif string == ",":
-            points.append((position + 1, depth, 0))
+            points.append((position + 1, depth, 0, None))
         elif string in ("if", "else", "and", "or"):
-            points.append((position, depth, 0))
+            points.append((position, depth, 0, None))
+        elif token.type == tokenize.STRING and depth > 0:
+            points.extend(_literal_points(string, position, depth))
         previous = token
+    return points
+
+
+def _literal_points(literal, position, depth):
+    """The break points inside one string literal token: after each space that is not escaped
+    (in an f-string, outside its replacement fields), leaving a character on each side."""
+    opening = _OPENING.match(literal)
+    if opening is None or literal[opening.end():opening.end() + 2] == opening.group(1) * 2:
+        return []  # not a plain literal, or triple-quoted
+    opening = opening.group(0)
+    formatted = "f" in opening.lower()
+    points, fields = [], 0
+    for k in range(len(opening), len(literal) - 2):
+        if formatted and literal[k] in "{}":
+            fields += 1 if literal[k] == "{" else -1  # {{ and }} come back to 0
+        elif literal[k] == " " and literal[k - 1] != "\\" and not fields and k > len(opening):
+            rank = 3 if literal[k - 1] in ";,:" else 4  # after a clause, else after a word
+            points.append((position + k + 1, depth, rank, opening))
     return points

@@ -153,7 +153,7 @@ def test_shapes_in_one_argument_and_size_one_axes(module, capsys):
     assert cli.main(["show", "ls.py:rowwise", "--shapes", "W=n,d b=1,d"]) == 0
     out = capsys.readouterr().out
     assert "    if b.shape[1] != d:\n" in out  # b's first axis has size 1: not a named size
-    assert "    drowwise_db = _t0.sum(axis=0, keepdims=True)\n" in out
+    assert "    drowwise_db = drowwise_dW.sum(axis=0, keepdims=True)\n" in out
 
 
 def test_show_latex_with_shapes(module, capsys):
