@@ -149,8 +149,14 @@ def _name_block(body, names, where, named):
         else:
             out.append(stmt)
             named.clear()  # a block: what it assigns is not followed
-        assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and
-                    isinstance(n.ctx, ast.Store)}
+        assigned = set()
+        for n in ast.walk(stmt):  # x = ..., and x[1:] += g: what x holds changes
+            if not isinstance(getattr(n, "ctx", None), ast.Store):
+                continue
+            while isinstance(n, (ast.Subscript, ast.Attribute)):
+                n = n.value
+            if isinstance(n, ast.Name):
+                assigned.add(n.id)
         for key in [k for k, (_, reads) in named.items() if reads & assigned]:
             del named[key]
     return out
