@@ -108,6 +108,8 @@ def index_item_ast(item, call=False):
         def bound(v):
             if v is None:
                 return ast.Constant(None) if call else None
+            if isinstance(v, ast.AST):  # printed already (a reversed bound, max(n - 6, 0))
+                return v
             if isinstance(v, sympy.Basic):  # a size: the pieces of a concatenation
                 return int_ast(v)
             return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
@@ -172,8 +174,12 @@ def index_adjoint_statements(printer, target, node, names):
         zeros = _call(printer, "np.zeros_like", [values[like]], [
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
-    for value, spec in zip(values, specs):
+    for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
         if any(item[0] == "array" for item in spec) and not distinct(spec, printer.constants):
+            if printer.lazy and constant_indices(spec):  # Dask has no np.add.at
+                body.extend(bincount_statements(printer, target, shape, spec, printer.node(g)
+                                                if piece.is_Number else value, names))
+                continue
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec, True),
                                            value],
@@ -181,6 +187,79 @@ def index_adjoint_statements(printer, target, node, names):
         else:
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
+    return body
+
+
+def constant_indices(spec):
+    """Whether ``spec`` indexes with ints, slices and index arrays known when the gradient is
+    built (no index the code computes, ``("at", i)`` or ``np.argsort``'s array)."""
+    return all(item[0] in ("int", "slice") or item[0] == "array" and not isinstance(
+        item[1], sympy.Symbol) for item in spec)
+
+
+def bincount_statements(printer, target, shape, spec, value, names):
+    """``np.add.at(target, spec, value)`` for lazy code, where Dask has no ``np.add.at``: the
+    elements of ``value`` (an ``ast`` of the shape of ``x[spec]``) summed per element of ``target``
+    they add to by ``np.bincount``, which Dask computes chunk by chunk (a sum per chunk, then of
+    the chunks), and added to the distinct elements once, which Dask stores lazily::
+
+        _rows = np.arange(n)[INDEX]
+        _picked, _group = np.unique(_rows, return_inverse=True)
+        _weights = np.ravel(item)
+        _summed = np.bincount(np.zeros_like(_weights, dtype=int)
+            + np.ravel(np.reshape(_group, (-1, 1)) * k + np.arange(k)), weights=_weights,
+            minlength=_picked.size * k)
+        scattered[_picked] += np.reshape(_summed, (-1, k))
+
+    ``_rows`` numbers the elements of the indexed axes as NumPy picks them (``-1`` is the last; an
+    index out of range raises NumPy's ``IndexError``, as the primal does); the bins are made an
+    array of ``_weights``' library and chunks (``np.bincount`` of Dask needs both). Several
+    indexed axes (``L[I, J]``) are numbered together, ``target`` reshaped to them as one."""
+    lead, rest = shape[:len(spec)], shape[len(spec):]
+    size = sympy.Mul(*rest)
+
+    def name(text):
+        return ast.Name(text, ast.Load())
+
+    def call(function, args, keywords=()):
+        return _call(printer, function, args, keywords)
+
+    def assign(text, value_):
+        return ast.Assign([ast.Name(text, ast.Store())], value_, lineno=None)
+    rows, picked, group, weights, summed = (fresh_name(f"_{n}", names) for n in (
+        "rows", "picked", "group", "weights", "summed"))
+    cells = call("np.arange", [int_ast(sympy.Mul(*lead))])
+    if len(lead) > 1:
+        cells = call("np.reshape", [cells, dims_ast(lead)])
+    bins = call("np.ravel", [name(group)])
+    count = ast.Attribute(name(picked), "size", ast.Load())
+    if rest:
+        bins = call("np.ravel", [ast.BinOp(ast.BinOp(call("np.reshape", [name(group), ast.Tuple(
+            [ast.Constant(-1), ast.Constant(1)], ast.Load())]), ast.Mult(), int_ast(size)),
+            ast.Add(), call("np.arange", [int_ast(size)]))])
+        count = ast.BinOp(count, ast.Mult(), int_ast(size))
+    zeros = call("np.zeros_like", [name(weights)], [("dtype", name("int"))])
+    total = call("np.bincount", [ast.BinOp(zeros, ast.Add(), bins)], [
+        ("weights", name(weights)), ("minlength", count)])
+    body = [assign(rows, ast.Subscript(cells, spec_ast(spec), ast.Load())),
+            assign(f"{picked}, {group}", call("np.unique", [name(rows)], [
+                ("return_inverse", ast.Constant(True))])),
+            assign(weights, call("np.ravel", [value])),
+            assign(summed, total)]
+    body[1].targets = [ast.Tuple([ast.Name(picked, ast.Store()), ast.Name(group, ast.Store())],
+                                 ast.Store())]
+    added = name(summed)
+    if rest:
+        added = call("np.reshape", [added, ast.Tuple(
+            [ast.Constant(-1)] + [int_ast(d) for d in rest], ast.Load())])
+    flat = len(lead) > 1
+    if flat:
+        body.append(assign(target, call("np.reshape", [name(target), dims_ast(
+            (sympy.Mul(*lead),) + tuple(rest))])))
+    body.append(ast.AugAssign(ast.Subscript(name(target), name(picked), ast.Store()), ast.Add(),
+                              added))
+    if flat:
+        body.append(assign(target, call("np.reshape", [name(target), dims_ast(shape)])))
     return body
 
 

@@ -16,7 +16,7 @@ dtypes: the NumPy pass updates a buffer in place only with operands of the buffe
 lower (it knows every NumPy parameter is float64). A torch parameter keeps its dtype, so the pass
 is told that only the array parameters (rank >= 1) are floats, and when a line updates a buffer
 with another array, the generated code first gives every array parameter one dtype, the widest
-(``torch.promote_types``), when they differ: float32 data stay float32, and mixed float32 and
+(``torch.promote_types``; ``.to`` of the dtype a tensor has is the tensor): float32 data stay float32, and mixed float32 and
 float64 arrays compute in float64, as PyTorch's own type promotion computes an operation of the
 two. 0-d parameters (a bias ``b``, a hyperparameter) are left as they are and never meet a buffer
 in place (a 0-d tensor does not promote an array of its kind).
@@ -147,29 +147,35 @@ def torch_in_place(program, body, arrays, results, stops, invented):
 
 
 def dtype_lines(arrays, widest="dtype", each="array"):
-    """``if not X.dtype == w.dtype: ...``: the parameters ``arrays`` converted to their widest
-    dtype (``torch.promote_types``, computed in the names ``widest`` and ``each``) when they
-    differ; nothing for one parameter."""
+    """The parameters ``arrays`` converted to their widest dtype, computed in the name ``widest``:
+    ``dtype = torch.promote_types(X.dtype, w.dtype)`` for two or three parameters, a loop over the
+    others (each in the name ``each``) for more, then ``X, w = X.to(dtype), w.to(dtype)`` (``.to``
+    of a tensor's own dtype is the tensor itself, no copy); nothing for one parameter."""
     if len(arrays) < 2:
         return []
 
     def name(text, store=False):
         return ast.Name(text, ast.Store() if store else ast.Load())
 
-    def dtype(p):
-        return ast.Attribute(name(p), "dtype", ast.Load())
-    same = ast.Compare(dtype(arrays[0]), [ast.Eq() for _ in arrays[1:]],
-                       [dtype(p) for p in arrays[1:]])
-    loop = ast.For(name(each, True), ast.Tuple([name(p) for p in arrays[1:]], ast.Load()), [
-        ast.Assign([name(widest, True)], ast.Call(_attribute("torch.promote_types"), [
-            name(widest), ast.Attribute(name(each), "dtype", ast.Load())], []), lineno=None)],
-        [], lineno=None)
+    def promoted(dtype, p):
+        return ast.Call(_attribute("torch.promote_types"), [
+            dtype, ast.Attribute(name(p), "dtype", ast.Load())], [])
+    first = ast.Attribute(name(arrays[0]), "dtype", ast.Load())
+    if len(arrays) <= 3:
+        dtype = first
+        for p in arrays[1:]:
+            dtype = promoted(dtype, p)
+        lines = [ast.Assign([name(widest, True)], dtype, lineno=None)]
+    else:
+        lines = [ast.Assign([name(widest, True)], first, lineno=None), ast.For(
+            name(each, True), ast.Tuple([name(p) for p in arrays[1:]], ast.Load()), [
+                ast.Assign([name(widest, True)], promoted(name(widest), each), lineno=None)],
+            [], lineno=None)]
     converted = ast.Assign(
         [ast.Tuple([name(p, True) for p in arrays], ast.Store())],
         ast.Tuple([ast.Call(ast.Attribute(name(p), "to", ast.Load()), [name(widest)], [])
                    for p in arrays], ast.Load()), lineno=None)
-    return [ast.If(ast.UnaryOp(ast.Not(), same), [
-        ast.Assign([name(widest, True)], dtype(arrays[0]), lineno=None), loop, converted], [])]
+    return lines + [converted]
 
 
 def _in_place_statements(body):

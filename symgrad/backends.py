@@ -141,10 +141,12 @@ def _attribute(dotted):
     return node
 
 
-def _converted(spec, name):
+def _converted(spec, name, array=False):
     """The argument ``name`` as an array of the backend: a float array keeps its dtype, a Python
     number becomes a float64 array (as Python floats are); JAX and PyTorch make other arrays
-    float64 arrays too, the Array API leaves them (its namespace comes from the arrays)."""
+    float64 arrays too, the Array API leaves them (its namespace comes from the arrays), and
+    converts a NumPy array to it (``xp.asarray`` of an array of ``xp`` is the array itself):
+    ``array``, a parameter of rank 1 or more, is never a number."""
     x = _name(name)
     if spec.name == "jax":  # jnp.result_type(x, float): float32 stays, a Python float is float64
         return ast.Call(_attribute("jnp.asarray"), [x], [ast.keyword("dtype", ast.Call(
@@ -156,46 +158,54 @@ def _converted(spec, name):
         return ast.IfExp(floating, ast.Call(ast.Attribute(x, "detach", ast.Load()), [], []),
                          ast.Call(_attribute("torch.as_tensor"), [x], [ast.keyword(
                              "dtype", _attribute("torch.float64"))]))
+    converted = ast.Call(_attribute("xp.asarray"), [x], [])
+    if array:
+        return converted
     number = ast.Call(_name("isinstance"), [x, ast.Tuple([_name("int"), _name("float")],
                                                          ast.Load())], [])
-    numpy = ast.Call(_name("is_numpy_array"), [x], [])
     return ast.IfExp(number, ast.Call(_attribute("xp.asarray"), [x], [ast.keyword(
-        "dtype", _attribute("xp.float64"))]), ast.IfExp(numpy, ast.Call(
-            _attribute("xp.asarray"), [x], []), x))
+        "dtype", _attribute("xp.float64"))]), converted)
 
 
-def _namespace(params):
-    """``xp = array_namespace(*[a for a in (x, y) if <not NumPy's, not a number>] or
-    [compat_numpy.asarray(0.0)])``: the library of the arrays that are not NumPy's
-    (NumPy arrays mixed with Dask or torch ones are then converted to it, ``_converted``), and
-    NumPy's when every argument is a NumPy array or a number (``array_namespace`` takes no
-    numbers alone)."""
+def _namespace(params, arrays):
+    """``xp = array_namespace(*[a for a in (X, w) if not is_numpy_array(a)] or [X])``: the
+    library of the arrays ``arrays`` (the parameters of rank 1 or more) that are not NumPy's
+    (NumPy arrays mixed with Dask or torch ones are then converted to it), and NumPy's when every
+    one is a NumPy array. Without array parameters, of every parameter that is neither a NumPy
+    array nor a number, else NumPy's (``array_namespace`` takes no numbers alone)."""
     a = _name("a")
-    plain = ast.BoolOp(ast.Or(), [ast.Call(_name("is_numpy_array"), [a], []), ast.Call(
-        _name("isinstance"), [a, ast.Tuple([_name("int"), _name("float")], ast.Load())], [])])
+    plain = ast.Call(_name("is_numpy_array"), [a], [])
+    if arrays:
+        fallback = ast.List([_name(arrays[0])], ast.Load())
+    else:
+        plain = ast.BoolOp(ast.Or(), [plain, ast.Call(_name("isinstance"), [a, ast.Tuple(
+            [_name("int"), _name("float")], ast.Load())], [])])
+        fallback = ast.List([ast.Call(_attribute("compat_numpy.asarray"), [ast.Constant(0.0)],
+                                      [])], ast.Load())
     others = ast.ListComp(_name("a"), [ast.comprehension(
-        ast.Name("a", ast.Store()), ast.Tuple([_name(p) for p in params], ast.Load()),
+        ast.Name("a", ast.Store()), ast.Tuple([_name(p) for p in arrays or params], ast.Load()),
         [ast.UnaryOp(ast.Not(), plain)], 0)])
-    fallback = ast.List([ast.Call(_attribute("compat_numpy.asarray"),
-                                  [ast.Constant(0.0)], [])], ast.Load())
     return [ast.Assign([ast.Name("xp", ast.Store())], ast.Call(_name("array_namespace"), [
         ast.Starred(ast.BoolOp(ast.Or(), [others, fallback]), ast.Load())], []), lineno=None)]
 
 
-def prologue(name, params, hyperparameters=()):
+def prologue(name, params, hyperparameters=(), arrays=()):
     """The first lines of a function of the backend ``name``: the Array API's namespace
-    (``xp = array_namespace(...)``: ``_namespace``), then each parameter in ``params`` (names) converted to an
-    array of the backend, then each of ``hyperparameters`` (the parameters with a default, such
-    as ``delta=1.0``) to an array of the first parameter's dtype and device, so that float32 data
-    gives float32 results; nothing for "math" (and "numpy", whose conversion ``emit`` prints)."""
+    (``xp = array_namespace(...)``: ``_namespace``), then each parameter in ``params`` (names)
+    converted to an array of the backend, then each of ``hyperparameters`` (the parameters with a
+    default, such as ``delta=1.0``) to an array of the first parameter's dtype and device, so
+    that float32 data gives float32 results; nothing for "math" (and "numpy", whose conversion
+    ``emit`` prints). ``arrays``: the parameters of rank 1 or more (never numbers)."""
     spec = backend(name)
     if spec.name in ("math", "numpy") or not params:
         return []
     lines = []
     if spec.name == "array_api":
-        lines.extend(_namespace((*params, *hyperparameters)))
+        lines.extend(_namespace((*params, *hyperparameters),
+                                [p for p in (*params, *hyperparameters) if p in arrays]))
     for p in params:
-        lines.append(ast.Assign([ast.Name(p, ast.Store())], _converted(spec, p), lineno=None))
+        lines.append(ast.Assign([ast.Name(p, ast.Store())], _converted(spec, p, p in arrays),
+                                lineno=None))
     reference = _name(params[0])
     like = [ast.keyword("dtype", ast.Attribute(reference, "dtype", ast.Load()))]
     if spec.name == "torch":

@@ -36,6 +36,7 @@ from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
 from .rules import Written, rule_for_class
 from .selected import inlined_where_selected, selected
+from .untaken import GUARDED, name_conditions
 from .written import AsWritten, holds_its_value, names_back, printed_symbols
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
@@ -89,6 +90,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
     body, stops = cse_body(entries, printer, names)
+    if backend in GUARDED:  # the condition the guard copies into each side, named once
+        body = name_conditions(body, names, dotted(printer.name("np.where")))
     ints = _int_names(body, {p.name for p in program.params})
     arrays = program.arrays
     if arrays is not None:  # statements for index adjoints; results are already shaped
@@ -119,7 +122,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                     printer.name("np.asarray"), [ast.Name(p.name, ast.Load())],
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     prelude.extend(backend_prologue(backend, data or converted, [
-        name for name in converted if name not in data]))
+        name for name in converted if name not in data], [
+        p.name for p in program.params if arrays is not None and arrays.shapes.of(p)]))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, program.params, function_name,
                                   getattr(program, "cotangent_outputs", None),

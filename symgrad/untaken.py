@@ -115,3 +115,85 @@ def _positive(node, table):
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
         return _positive(node.left, table) and _positive(node.right, table)
     return False
+
+
+def name_conditions(body, names, where):
+    """``body`` (printed statements) with each ``where`` condition the guard repeats named once:
+    ``_t0 = margin > 0.0`` before the line, then ``jnp.where(_t0, -(jnp.exp(jnp.where(_t0,
+    -margin, 0.0)) ...``. A condition is named when it appears twice or more in one statement (the
+    guard copies it into each side), and a later statement reads the name while none of the names
+    it reads has been assigned again. Only plain statements (and those of a ``with``) are
+    rewritten: a condition computed before a block that may not run could read a name it defines.
+
+    Args:
+        body: the statements (rewritten in place and returned as a new list).
+        names: the names in use; each ``_t<k>`` taken is added.
+        where: the backend's dotted name of ``where`` ("jnp.where", "xp.where").
+
+    Returns:
+        The statements, with a ``_t<k> = condition`` line before each first use.
+    """
+    named = {}  # ast.dump(condition) -> (name, the names the condition reads)
+    return _name_block(body, names, where, named)
+
+
+def _name_block(body, names, where, named):
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.With):
+            stmt.body = _name_block(stmt.body, names, where, named)
+            out.append(stmt)
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+            out.extend(_name_statement(stmt, names, where, named))
+        else:
+            out.append(stmt)
+            named.clear()  # a block: what it assigns is not followed
+        assigned = set()
+        for n in ast.walk(stmt):  # x = ..., and x[1:] += g: what x holds changes
+            if not isinstance(getattr(n, "ctx", None), ast.Store):
+                continue
+            while isinstance(n, (ast.Subscript, ast.Attribute)):
+                n = n.value
+            if isinstance(n, ast.Name):
+                assigned.add(n.id)
+        for key in [k for k, (_, reads) in named.items() if reads & assigned]:
+            del named[key]
+    return out
+
+
+def _conditions(node, where):
+    """The conditions of the ``where`` calls in ``node``, outermost first."""
+    found = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and dotted(n.func) == where and n.args and \
+                not isinstance(n.args[0], (ast.Name, ast.Constant)):
+            found.append(n.args[0])
+    return found
+
+
+def _name_statement(stmt, names, where, named):
+    before = []
+    while True:
+        counts = {}
+        for condition in _conditions(stmt, where):
+            key = ast.dump(condition)
+            counts[key] = counts.get(key, 0) + 1
+        key = next((k for k in counts if k in named or counts[k] > 1), None)
+        if key is None:
+            return before + [stmt]
+        if key not in named:
+            condition = next(c for c in _conditions(stmt, where) if ast.dump(c) == key)
+            k = 0
+            while f"_t{k}" in names:
+                k += 1
+            names.add(f"_t{k}")
+            reads = {n.id for n in ast.walk(condition) if isinstance(n, ast.Name)}
+            line = ast.Assign([ast.Name(f"_t{k}", ast.Store())], copy.deepcopy(condition),
+                              lineno=None)
+            before.extend(_name_statement(line, names, where, named))
+            named[key] = (f"_t{k}", reads)
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call) and dotted(n.func) == where and n.args and \
+                    ast.dump(n.args[0]) == key:
+                n.args[0] = ast.Name(named[key][0], ast.Load())

@@ -306,11 +306,82 @@ def gather(E):
     return np.sum(E[INDEX] ** 2)
 
 
-def test_a_scatter_through_an_index_array_is_a_type_error_on_dask_never_a_number():
-    """A known limit (docs/backends.md): np.add.at has no Dask form; INDEX repeats row 0."""
-    g = symgrad.grad(gather, wrt=["E"], shapes={"E": ("n", "d")})
-    with pytest.raises(TypeError, match="'at'"):
-        lazily(g, da.ones((10, 3), chunks=5))
+REPEATED = np.array([0, 2, 2, -1])  # row 2 twice, and the last row
+
+
+def cubes_picked(x):
+    return np.sum(x[REPEATED] ** 3)
+
+
+def rows_picked(E):
+    return np.sum(E[REPEATED] ** 2)
+
+
+@pytest.mark.parametrize("f, shape", [(cubes_picked, (10**5,)), (rows_picked, (10**5, 3))],
+                         ids=["1-D", "rows of 2-D"])
+def test_a_scatter_through_repeated_and_negative_indices_is_lazy_on_dask(f, shape):
+    """REPEATED picks row 2 twice and row n - 1 as -1: the lazy code sums what each row gets by
+    np.bincount (Dask has no np.add.at), chunk by chunk. By hand: f' = k x^(k-1) per pick, so
+    row 0 gets it once, row 2 twice, row n - 1 once, every other row 0."""
+    name = f.__code__.co_varnames[0]
+    g = symgrad.grad(f, wrt=[name], shapes={name: ("n", "d")[:len(shape)]})
+    x = np.random.default_rng(5).standard_normal(shape)
+    power = 3 if f is cubes_picked else 2
+    want = np.zeros(shape)
+    for row, times in ((0, 1), (2, 2), (-1, 1)):
+        want[row] = times * power * x[row] ** (power - 1)
+    (plain,) = g(x)
+    assert aw.max_rel_err([plain], [want]) <= 1e-15
+    dx = da.from_array(x, chunks=(-(-shape[0] // 7),) + shape[1:])
+    assert dx.numblocks[0] == 7
+    got = lazily(g, dx)
+    assert "np.bincount" in g.specialisation("lazy").source and "np.add.at" not in \
+        g.specialisation("lazy").source
+    assert "np.add.at" in g.source  # the NumPy code keeps np.add.at
+    assert_agrees(got, (plain,))
+    np.testing.assert_allclose(got[0].compute(), want, rtol=1e-12, atol=0)
+
+
+def test_a_negative_index_on_dask_is_one_element_with_its_positive_twin():
+    """WRAPPED picks row 0 as 0 and as -3 of 3 rows: one element, 2 * 2 E[0] by hand."""
+    g = symgrad.grad(gather_wrapped, wrt=["E"], shapes={"E": ("n", "d")})
+    E = np.arange(9.0).reshape(3, 3)
+    (got,) = lazily(g, da.from_array(E, chunks=(2, 3)))
+    np.testing.assert_array_equal(got.compute(), 4.0 * E * np.array([[1.0], [0.0], [0.0]]))
+
+
+def sliced_rows_picked(L):
+    return np.sum(L[REPEATED, 1:] ** 3) + np.sum(L[1:] ** 2)
+
+
+def test_a_scatter_through_an_index_array_and_a_slice_is_lazy_and_agrees():
+    """Two indexed axes (an index array, a slice) numbered together, the buffer reshaped to one
+    axis for the store; a slice's adjoint added to the same buffer."""
+    g = symgrad.grad(sliced_rows_picked, wrt=["L"], shapes={"L": ("n", "d")})
+    L = np.random.default_rng(6).standard_normal((10**5, 4))
+    (plain,) = g(L)
+    want = np.zeros_like(L)
+    want[1:] = 2.0 * L[1:]
+    for row, times in ((0, 1), (2, 2), (-1, 1)):
+        want[row, 1:] += times * 3.0 * L[row, 1:] ** 2
+    np.testing.assert_allclose(plain, want, rtol=1e-14)
+    assert_agrees(lazily(g, da.from_array(L, chunks=(10**4, 4))), (plain,))
+
+
+def test_an_index_out_of_range_on_dask_is_an_index_error_never_a_number():
+    """n is known only when called: the lazy code's np.arange(n)[INDEX] raises as NumPy does."""
+    g = symgrad.grad(gather_far, wrt=["E"], shapes={"E": ("n", "d")})
+    with pytest.raises(IndexError):
+        g(np.ones((4, 3)))
+    with pytest.raises(IndexError):
+        dask.compute(*lazily(g, da.ones((4, 3), chunks=2)))
+
+
+FAR = np.array([0, 5, 5])
+
+
+def gather_far(E):
+    return np.sum(E[FAR] ** 2)
 
 
 def gather_distinct(E):

@@ -1,0 +1,74 @@
+"""What every backend column of the array table (``array_backends``, ``array_index_backends``)
+prints new arrays with: the reference parameter's dtype and device (``like_reference``), zero and
+constant arrays of the backend, the broadcast shape of arguments, and the refusal of what a
+library lacks.
+"""
+import ast
+
+from .array_nodes import _call
+from .errors import OptionError
+
+
+def _reference(printer, attribute):
+    return ast.Attribute(ast.Name(printer.reference, ast.Load()), attribute, ast.Load())
+
+
+def _device(printer):
+    """The reference parameter's device (``device(x)`` of ``array_api_compat`` for the Array API)."""
+    if printer.backend == "array_api":
+        return ast.Call(ast.Name("device", ast.Load()), [ast.Name(printer.reference, ast.Load())],
+                        [])
+    return _reference(printer, "device")
+
+
+def like_reference(printer):
+    """``dtype=x.dtype`` (and ``device=...`` for PyTorch and the Array API) keywords."""
+    if printer.reference is None or printer.backend in ("numpy", "math"):
+        return []
+    keywords = [("dtype", _reference(printer, "dtype"))]
+    if printer.backend in ("torch", "array_api"):
+        keywords.append(("device", _device(printer)))
+    return keywords
+
+
+def full(printer, shape, value):
+    """``np.full(shape, value)`` (``shape`` and ``value`` printed) as an array of the reference
+    parameter's dtype and device."""
+    return _call(printer, "np.full", [shape, value], like_reference(printer))
+
+
+def zeros(printer, shape):
+    return _call(printer, "np.zeros", [shape], like_reference(printer))
+
+
+def constant(printer, name):
+    """A constant array of the namespace (a NumPy array) where the code reads it, as an array of
+    the backend: a float array takes the reference parameter's dtype (float32 data stays
+    float32), and PyTorch and the Array API put it on the reference parameter's device."""
+    value = printer.constants.get(name)
+    keywords = []
+    if printer.reference is not None and getattr(value, "dtype", None) is not None and \
+            value.dtype.kind == "f":
+        keywords.append(("dtype", _reference(printer, "dtype")))
+    if printer.reference is not None and printer.backend != "jax":
+        keywords.append(("device", _device(printer)))
+    if printer.backend == "jax" and not keywords:
+        return ast.Name(name, ast.Load())  # an index array: jnp indexes with NumPy arrays
+    spelling = "torch.as_tensor" if printer.backend == "torch" else "np.asarray"
+    return _call(printer, spelling, [ast.Name(name, ast.Load())], keywords)
+
+
+def broadcast_shape(printer, names):
+    """The broadcast shape of the parameters ``names`` (already arrays of the backend)."""
+    shapes = [ast.Attribute(ast.Name(n, ast.Load()), "shape", ast.Load()) for n in names]
+    if len(shapes) == 1:
+        return shapes[0]
+    if printer.backend == "array_api":
+        arrays = _call(printer, "np.broadcast_arrays", [ast.Name(n, ast.Load()) for n in names])
+        return ast.Attribute(ast.Subscript(arrays, ast.Constant(0), ast.Load()), "shape",
+                             ast.Load())
+    return _call(printer, "np.broadcast_shapes", shapes)
+
+
+def refuse(printer, what, hint):
+    raise OptionError(f"{what} cannot be printed for backend {printer.backend!r}: {hint}")
