@@ -13,30 +13,23 @@ The stable version shifts x by a stopped maximum, m = stop_gradient(max(x)): the
 the value, and since m is a constant for differentiation the gradient is the same formula, but
 exp() never overflows (x = 1000 + ...).
 
+The two functions are the acceptance cases' own (seed_softmax_first and seed_softmax_first_stable
+in tests/acceptance/cases_arrays.py, with its `tf` stand-in), read from there so that one copy of
+each exists.
+
 Run from the repository root: python examples/array_softmax_tf.py
 """
-import types
+import os
+import sys
 
 import numpy as np
 
 import symgrad
-from symgrad import stop_gradient
 
-tf = types.SimpleNamespace(exp=np.exp, reduce_sum=np.sum, reduce_max=np.max,
-                           stop_gradient=stop_gradient)
-
-
-def softmax_first(x):
-    numerator = tf.exp(x)
-    denominator = tf.reduce_sum(numerator)
-    return (numerator / denominator)[0]
-
-
-def softmax_first_stable(x):
-    z = x - tf.stop_gradient(tf.reduce_max(x))
-    numerator = tf.exp(z)
-    denominator = tf.reduce_sum(numerator)
-    return (numerator / denominator)[0]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests",
+                                "acceptance"))
+from cases_arrays import seed_softmax_first as softmax_first  # noqa: E402
+from cases_arrays import seed_softmax_first_stable as softmax_first_stable  # noqa: E402
 
 
 def by_hand(x):

@@ -12,44 +12,25 @@ They hold because S phi(d1) = K exp(-rT) phi(d2), an identity SymPy's simplify d
 symgrad.check_grad decides by evaluating both gradients at 50 significant digits at the points:
 the textbook Greeks are "equal" (basis "numeric"), and a vega off by 1 % is "different", named.
 
+The call price and the Greeks are the acceptance cases' own (black_scholes_call,
+black_scholes_greeks and black_scholes_greeks_wrong_vega in tests/acceptance/cases_usage.py), read
+from there so that one copy of each exists.
+
 Run from the repository root: python examples/check_black_scholes.py
 """
-import math
+import os
+import sys
 
 import symgrad
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests",
+                                "acceptance"))
+from cases_usage import black_scholes_call as call  # noqa: E402
+from cases_usage import black_scholes_greeks as greeks  # noqa: E402
+from cases_usage import black_scholes_greeks_wrong_vega as greeks_wrong_vega  # noqa: E402
+
 MARKET = [(100.0, 95.0, 0.5, 0.03, 0.2), (100.0, 120.0, 2.0, 0.01, 0.35),
           (50.0, 50.0, 0.1, 0.0, 0.6)]  # S, K, T (years), r, sigma
-
-
-def call(S, K, T, r, sigma):
-    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
-    d2 = d1 - sigma * math.sqrt(T)
-    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
-    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
-    return S * n1 - K * math.exp(-r * T) * n2
-
-
-def greeks(S, K, T, r, sigma):
-    """By hand, the textbook forms: delta, dC/dK, theta (dC/dT), rho, vega."""
-    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
-    d2 = d1 - sigma * math.sqrt(T)
-    n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
-    n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
-    phi1 = math.exp(-0.5 * d1 * d1) / math.sqrt(2.0 * math.pi)
-    disc = math.exp(-r * T)
-    delta = n1
-    dstrike = -disc * n2
-    theta = S * phi1 * sigma / (2.0 * math.sqrt(T)) + r * K * disc * n2
-    rho = K * T * disc * n2
-    vega = S * phi1 * math.sqrt(T)
-    return delta, dstrike, theta, rho, vega
-
-
-def greeks_wrong_vega(S, K, T, r, sigma):
-    """The same, with vega 1 % too large."""
-    delta, dstrike, theta, rho, vega = greeks(S, K, T, r, sigma)
-    return delta, dstrike, theta, rho, vega * 1.01
 
 
 def main():
@@ -67,7 +48,8 @@ def main():
 
     wrong = symgrad.check_grad(call, greeks_wrong_vega)
     print(wrong)
-    assert wrong.verdict == "different" and wrong.differing == ("dcall_dsigma",), wrong
+    assert wrong.verdict == "different" and wrong.differing == (
+        "dblack_scholes_call_dsigma",), wrong
     print(f"ok: the wrong vega is caught and named: {wrong.differing[0]} is {wrong.got!r} by "
           f"hand, {wrong.expected!r} by symgrad at {wrong.worst_point}")
 

@@ -1,4 +1,4 @@
-"""A catalogue of plain primal functions covering SPEC section 4's language, with exact answers.
+"""Plain primal functions covering the language of docs/language.md, with exact answers.
 
 Every function is defined at module level (or returned by a module-level factory, for closures), so
 symgrad can read its source. Each ``Case`` names a function, a point and the gradient there, derived
@@ -942,7 +942,7 @@ case("kitchen-sink-stopped", kitchen_sink_stopped, (2.0, 0.4),
 
 
 # =================================================================================================
-# Conventions at kinks (SPEC section 6)
+# Conventions at kinks (docs/conventions.md)
 # =================================================================================================
 def absolute(x):
     return abs(x)

@@ -1,4 +1,4 @@
-"""SPEC section 2: ``symgrad.grad``, its options, errors, the ``GradientFunction`` attributes,
+"""``symgrad.grad``, its options, errors, the ``GradientFunction`` attributes,
 caching and higher derivatives. Expected values are exact derivatives worked by hand."""
 import math
 

@@ -22,6 +22,11 @@ SPEC = importlib.util.spec_from_file_location(
     "array_workloads", os.path.join(HERE, "benchmarks", "array_workloads.py"))
 workloads = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(workloads)
+MEASURE = importlib.util.spec_from_file_location(
+    "measure", os.path.join(HERE, "benchmarks", "measure.py"))
+measure = importlib.util.module_from_spec(MEASURE)
+MEASURE.loader.exec_module(measure)
+peak_bytes = measure.peak_bytes  # the benchmark's own measurement (exact, not a timing)
 
 RNG = np.random.default_rng(20261202)
 C32 = np.array([0.1, 0.2, 0.3, 0.7], dtype=np.float32)
@@ -117,23 +122,6 @@ def test_the_workloads_are_worked_in_place():
     assert "np.tanh(H, out=H)" in a6 and "np.subtract(1.0, " in a6  # 1 - H * H in H's buffer
     a2 = symgrad.grad(workloads.logistic, wrt=("w",), shapes=workloads.SHAPES["A2"]).source
     assert "np.divide(y, _dproduct, out=_dproduct)" in a2  # y / (1 + exp(margin)): one buffer
-
-
-def peak_bytes(function, args):
-    """Peak bytes NumPy allocates during one call (tracemalloc sees its buffers; exact, not a
-    timing), after a first call (lazily imported modules, caches)."""
-    import tracemalloc
-    function(*args)
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        result = function(*args)
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak
 
 
 @pytest.mark.parametrize("key", list(workloads.WORKLOADS))

@@ -6,20 +6,12 @@ import pytest
 import symgrad
 
 
-def logistic_loss(w, b, x, y):
-    z = w * x + b
-    return math.log(1.0 + math.exp(-y * z))
-
-
-def logistic_loss_grad(w, b, x, y):
-    # d/dz log(1 + e^{-yz}) = -y / (1 + e^{yz}); z_w = x, z_b = 1, z_x = w; d/dy = -z / (1 + e^{yz})
-    s = 1.0 / (1.0 + math.exp(y * (w * x + b)))
-    return -y * x * s, -y * s, -y * w * s, -(w * x + b) * s
-
-
-def logistic_loss_grad_sign_error(w, b, x, y):
-    s = 1.0 / (1.0 + math.exp(y * (w * x + b)))
-    return y * x * s, -y * s, -y * w * s, -(w * x + b) * s
+# the acceptance cases' logistic loss and its gradients by hand: d/dz log(1 + e^{-yz}) =
+# -y / (1 + e^{yz}); z_w = x, z_b = 1, z_x = w; d/dy = -z / (1 + e^{yz}); the wrong one flips dw
+from acceptance.cases_public import logistic_loss  # noqa: E402
+from acceptance.cases_public import logistic_loss_grad_right as logistic_loss_grad  # noqa: E402
+from acceptance.cases_public import (  # noqa: E402
+    logistic_loss_grad_wrong as logistic_loss_grad_sign_error)
 
 
 def absolute(x):
@@ -139,22 +131,10 @@ def root_grad_off_by_1e_12(x):
 
 
 # --- Black-Scholes: SymPy cannot simplify the difference of the textbook Greeks to 0 -------------
-# The price and its textbook Greeks (which rely on S phi(d1) = K exp(-rT) phi(d2)) are the example's.
-def _load_example(name):
-    import importlib.util
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
-                        name + ".py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_BLACK_SCHOLES = _load_example("check_black_scholes")
-black_scholes_call = _BLACK_SCHOLES.call
-black_scholes_greeks = _BLACK_SCHOLES.greeks
-black_scholes_greeks_wrong_vega = _BLACK_SCHOLES.greeks_wrong_vega
+# The price and its textbook Greeks (which rely on S phi(d1) = K exp(-rT) phi(d2)) are the
+# acceptance cases' (examples/check_black_scholes.py reads the same ones).
+from acceptance.cases_usage import (  # noqa: E402
+    black_scholes_call, black_scholes_greeks, black_scholes_greeks_wrong_vega)
 
 
 def black_scholes_vega_by_mpmath(S, K, T, r, sigma):
@@ -179,14 +159,14 @@ def test_the_textbook_black_scholes_greeks_are_equal_by_numbers():
 def test_a_wrong_vega_is_different_and_only_vega_is_shown():
     report = symgrad.check_grad(black_scholes_call, black_scholes_greeks_wrong_vega)
     assert (report.verdict, report.basis) == ("different", "numeric")
-    assert report.differing == ("dcall_dsigma",)
-    assert report.worst_component == "dcall_dsigma"
+    assert report.differing == ("dblack_scholes_call_dsigma",)
+    assert report.worst_component == "dblack_scholes_call_dsigma"
     vega = black_scholes_vega_by_mpmath(*report.worst_point)
     assert report.expected == pytest.approx(vega, rel=1e-12)
     assert report.got == pytest.approx(1.01 * vega, rel=1e-12)
     lines = str(report).splitlines()
     differs = [line for line in lines if "differs" in line]
-    assert len(differs) == 1 and differs[0].startswith("  dcall_dsigma differs: ")
+    assert len(differs) == 1 and differs[0].startswith("  dblack_scholes_call_dsigma differs: ")
     assert "  the other 4 of 5 components agree" in lines
 
 

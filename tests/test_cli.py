@@ -218,7 +218,7 @@ def test_bad_arguments_exit_2_with_usage(capsys, argv):
     assert "error:" in err and "Traceback" not in err
 
 
-# --- check, export and show --latex (SPEC section 3) ---------------------------------------------
+# --- check, export and show --latex (docs/checking.md, docs/export.md) ----------------------------
 LOGISTIC = '''\
 import math
 
@@ -416,7 +416,7 @@ def test_check_of_the_black_scholes_greeks(capsys):
     assert cli.main(["check", f"{path}:call", f"{path}:greeks_wrong_vega"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("check_grad: different, basis numeric")
-    assert "  dcall_dsigma differs: " in out and out.count("differs") == 1
+    assert "  dblack_scholes_call_dsigma differs: " in out and out.count("differs") == 1
 
 
 def test_check_accepts_a_decorated_gradient_as_df(tmp_path, capsys):

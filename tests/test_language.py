@@ -1,4 +1,4 @@
-"""The language of SPEC section 4, case by case from ``catalogue.py``, for every strategy.
+"""The language of docs/language.md, case by case from ``catalogue.py``, for every strategy.
 
 For each catalogue case and each strategy ("symbolic", "reverse", "auto"):
 - the gradient equals the hand-derived value (relative 1e-12);

@@ -1,4 +1,4 @@
-"""Everything SPEC section 4 (and ``frontend.py``) rejects, each at its own file, line and column.
+"""Everything docs/language.md (and ``frontend.py``) rejects, each at its own file, line and column.
 
 Every primal below lives in this file, so each error must name this file (``exc.filename ==
 __file__``), the absolute line of the offending statement (``func.__code__.co_firstlineno + k``),
@@ -41,7 +41,7 @@ def _pair(u):
 
 
 # =================================================================================================
-# SPEC section 4: the rejected constructs
+# docs/language.md, "Rejected constructs"
 # =================================================================================================
 def uses_while(x):
     while x > 1.0:
@@ -579,7 +579,7 @@ class Rejection:
 
 
 REJECTIONS = [
-    # --- SPEC section 4 ---
+    # --- docs/language.md ---
     Rejection("while", uses_while, 1, "while", "`while`", "for i in range(N)"),
     Rejection("direct-recursion", factorial, 2, "factorial(x - 1.0)", "recursion", "for"),
     Rejection("mutual-recursion", ping, 1, "ping(x * 0.5)", "recursion", "for", where=pong),

@@ -1,4 +1,4 @@
-"""SPEC section 1: the ``stop_gradient`` primitive, its spellings, the ``stop_gradients=`` option.
+"""The ``stop_gradient`` primitive, its spellings, the ``stop_gradients=`` option.
 
 Every consequence listed in the SPEC is an exact test here, run with both differentiation
 strategies. Expected values are derived by hand in the comment next to each one.
@@ -9,6 +9,10 @@ import types
 import pytest
 
 import symgrad
+from acceptance.cases_public import softmax0_stable
+from acceptance.cases_public import tf_stopped_product as stopped_product
+from acceptance.cases_public import tf_sum_of_paths as sum_of_paths
+from acceptance.cases_public import tf_two_routes as two_routes
 from symgrad import stop_gradient
 from symgrad import stop_gradient as sg
 
@@ -98,15 +102,7 @@ def test_same_subexpression_inside_and_outside(strategy):
     assert symgrad.grad(square_plus_stopped_square, strategy=strategy)(3.0) == 6.0
 
 
-# --- stable softmax ------------------------------------------------------------------------
-def softmax0_stable(x0, x1, x2):
-    m = stop_gradient(max(x0, x1, x2))
-    e0 = math.exp(x0 - m)
-    e1 = math.exp(x1 - m)
-    e2 = math.exp(x2 - m)
-    return e0 / (e0 + e1 + e2)
-
-
+# --- stable softmax (softmax0_stable: the acceptance case's, imported above) -----------------
 def softmax0_plain(x0, x1, x2):
     e0 = math.exp(x0)
     e1 = math.exp(x1)
@@ -134,26 +130,7 @@ def test_stable_softmax_value_unchanged():
     assert softmax0_stable(1.0, 2.0, 3.0) == pytest.approx(softmax0_plain(1.0, 2.0, 3.0), rel=1e-15)
 
 
-# --- the tf.gradients examples ---------------------------------------------------------------
-def stopped_product(w1, w2):
-    a = w1 * 3.0
-    a_stopped = stop_gradient(a)
-    b = a_stopped * w2
-    return b
-
-
-def two_routes(a, b):
-    c = a + b
-    c_stopped = stop_gradient(c)
-    d = a + b
-    e = c_stopped + d
-    return e
-
-
-def sum_of_paths(a):
-    b = 2 * a
-    c = a + b
-    return c
+# --- the tf.gradients examples (the acceptance cases' functions, imported above) ----------------
 
 
 def test_stopped_product_zero(strategy):

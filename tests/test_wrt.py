@@ -7,12 +7,14 @@ taking ``du`` as an argument (``stop_gradient(e)`` is written in a twin as the v
 unperturbed point, a constant).
 """
 import math
+import os
 import textwrap
 
 import mpmath
 import pytest
 
 import symgrad
+from acceptance.cases_usage import cube, huber
 from symgrad import cli, stop_gradient
 
 STRATEGIES = ("symbolic", "reverse", "auto")
@@ -324,15 +326,8 @@ def test_every_parameter_with_a_default_asks_for_wrt():
 # --- wrt=None leaves out parameters with defaults (hyperparameters) ----------------------------
 # |r| <= delta: r²/2, d/dr = r; else delta (|r| - delta/2): d/dr = delta sign(r),
 # d/ddelta = |r| - delta (at r = -3, delta = 1: -1 and 2)
-def huber(r, delta=1.0):
-    a = abs(r)
-    if a <= delta:
-        return 0.5 * r * r
-    return delta * (a - 0.5 * delta)
-
-
-def cube(x, n=3):
-    return x ** n  # d/dx = 3x² (12 at -2), d²/dx² = 6x (-12 at -2); d/dn would need log(x < 0)
+# huber and cube are the acceptance cases' (tests/acceptance/cases_usage.py); cube(x, n=3) = x ** n:
+# d/dx = 3x² (12 at -2), d²/dx² = 6x (-12 at -2); d/dn would need log(x < 0)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -379,33 +374,17 @@ def test_vjp_and_check_grad_leave_defaults_out():
 
 
 def test_cli_follows_the_default_wrt(tmp_path, capsys):
-    source = tmp_path / "model.py"
-    source.write_text(textwrap.dedent("""\
-        def huber(r, delta=1.0):
-            a = abs(r)
-            if a <= delta:
-                return 0.5 * r * r
-            return delta * (a - 0.5 * delta)
-
-
-        def cube(x, n=3):
-            return x ** n
-
-
+    source = os.path.join(os.path.dirname(__file__), "acceptance", "cases_usage.py")  # huber, cube
+    by_hand = tmp_path / "by_hand.py"
+    by_hand.write_text(textwrap.dedent("""\
         def dcube(x, n=3):
             return n * x ** (n - 1)
-
-
-        def sum_of_paths(a):
-            b = 2 * a
-            c = a + b
-            return c
         """))
     assert cli.main(["show", f"{source}:huber"]) == 0
     shown = capsys.readouterr().out
     assert shown.startswith("def grad_huber(r, delta=1.0):\n")
     assert "with respect to r." in shown and "ddelta" not in shown
-    assert cli.main(["check", f"{source}:cube", f"{source}:dcube"]) == 0
+    assert cli.main(["check", f"{source}:cube", f"{by_hand}:dcube"]) == 0
     assert capsys.readouterr().out.startswith("check_grad: equal, basis numeric (wrt x, 10 points")
     out = tmp_path / "exported.py"
     assert cli.main(["export", f"{source}:huber", "-o", str(out)]) == 0

@@ -21,58 +21,15 @@ import argparse
 import os
 import sys
 import time
-import timeit
-import tracemalloc
+
+from measure import (human_bytes, human_time, limit_threads, peak_bytes, per_call,
+                     workload_arguments)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def per_call(functions, args, repeat):
-    """Best per-call time in seconds of each function, timed in interleaved rounds."""
-    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
-    numbers = [t.autorange()[0] for t in timers]
-    best = [float("inf")] * len(functions)
-    for _ in range(repeat):
-        for i, (timer, number) in enumerate(zip(timers, numbers)):
-            best[i] = min(best[i], timer.timeit(number) / number)
-    return best
-
-
-def peak_bytes(function, args):
-    """Peak bytes traced during one call of ``function(*args)``, above what was live before it.
-
-    The result arrays count (they are allocated during the call); the arguments do not.
-    """
-    function(*args)                       # warm: caches, lazily imported modules
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        result = function(*args)
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak
 
 
 def as_tuple(value):
     return value if isinstance(value, tuple) else (value,)
-
-
-def human_time(seconds):
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def human_bytes(count):
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= scale:
-            return f"{count / scale:.3g} {unit}"
-    return f"{count} B"
 
 
 def blas_text(numpy):
@@ -89,15 +46,10 @@ def blas_text(numpy):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=None, help="comma-separated keys, e.g. A1,A3")
-    parser.add_argument("--sizes", default="small,large", help="comma-separated: small,large")
-    parser.add_argument("--repeat", type=int, default=7, help="interleaved timing rounds")
-    parser.add_argument("--threads", type=int, default=1, help="BLAS threads (0: leave as is)")
+    workload_arguments(parser)
     parser.add_argument("--source", action="store_true", help="print each generated gradient")
     options = parser.parse_args()
-    if options.threads:
-        for variable in THREAD_VARIABLES:
-            os.environ[variable] = str(options.threads)
+    limit_threads(options.threads)
     sys.path.insert(0, os.path.join(HERE, "..", ".."))
     sys.path.insert(0, HERE)
     import numpy

@@ -25,15 +25,14 @@ runtime (``XLA_FLAGS``) use one thread each. Every gradient is checked against t
 one (relative 1e-9) before it is timed.
 """
 import argparse
-import statistics
-import timeit
 import math
 import os
 import sys
 import types
 
+from measure import human_time, limit_threads, paired, workload_arguments
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def rebound(f, **names):
@@ -64,18 +63,13 @@ def torch_numpy(torch):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=None, help="comma-separated keys, e.g. A1,A3")
-    parser.add_argument("--sizes", default="small,large", help="comma-separated: small,large")
-    parser.add_argument("--repeat", type=int, default=7, help="interleaved timing rounds")
-    parser.add_argument("--threads", type=int, default=1, help="BLAS threads (0: leave as is)")
+    workload_arguments(parser)
     parser.add_argument("--spread", action="store_true", help="print each ratio's range")
     options = parser.parse_args()
-    if options.threads:
-        for variable in THREAD_VARIABLES:
-            os.environ[variable] = str(options.threads)
-        if options.threads == 1 and "XLA_FLAGS" not in os.environ:
-            os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
-                                       "intra_op_parallelism_threads=1")
+    limit_threads(options.threads)
+    if options.threads == 1 and "XLA_FLAGS" not in os.environ:
+        os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1")
     sys.path.insert(0, os.path.join(HERE, "..", ".."))
     sys.path.insert(0, HERE)
     import jax
@@ -88,7 +82,6 @@ def main():
 
     import array_workloads as workloads
     import symgrad
-    from bench_arrays import human_time
 
     keys = options.only.split(",") if options.only else list(workloads.WORKLOADS)
     sizes = options.sizes.split(",")
@@ -141,20 +134,6 @@ def main():
                 line += (f" {human_time(mine):>{widths[0]}} {human_time(theirs):>{widths[1]}} "
                          f"{ratio:6.2f}{spread}")
             print(line, flush=True)
-
-
-def paired(functions, args, repeat):
-    """``(median time of the first, of the second, median ratio, lowest ratio, highest ratio)``
-    of two functions called with ``args``, timed in ``repeat`` interleaved rounds."""
-    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
-    numbers = [t.autorange()[0] for t in timers]
-    times = [[], []]
-    for _ in range(repeat):
-        for k, (timer, number) in enumerate(zip(timers, numbers)):
-            times[k].append(timer.timeit(number) / number)
-    ratios = [a / b for a, b in zip(*times)]
-    return (statistics.median(times[0]), statistics.median(times[1]),
-            statistics.median(ratios), min(ratios), max(ratios))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ import os
 import sys
 import textwrap
 import time
-import timeit
+
+from measure import per_call
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_WORKLOADS = os.path.join(HERE, "workloads.py")
@@ -29,20 +30,6 @@ def load(path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def per_call(functions, args, repeat):
-    """Best per-call time in seconds of each function, timed in interleaved rounds.
-
-    Each round times every function once, so a slow spell of the machine hits all of them alike.
-    """
-    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
-    number = max(max(t.autorange()[0] for t in timers), 1000)
-    best = [float("inf")] * len(functions)
-    for _ in range(repeat):
-        for i, timer in enumerate(timers):
-            best[i] = min(best[i], timer.timeit(number) / number)
-    return best
 
 
 def deep_function(depth, folder):
@@ -87,7 +74,8 @@ def main():
         got = got if isinstance(got, tuple) else (got,)
         worst = max(abs(g - w) / max(1.0, abs(w)) for g, w in zip(got, want))
         assert worst < 1e-9, f"{key}: symgrad and the hand gradient differ by {worst}"
-        t_primal, t_grad, t_hand = per_call((function, gradient, hand), point, args.repeat)
+        t_primal, t_grad, t_hand = per_call((function, gradient, hand), point, args.repeat,
+                                                at_least=1000)
         print(f"{key:4} {build:8.2f} {t_primal * 1e9:10.0f} {t_grad * 1e9:9.0f} "
               f"{t_hand * 1e9:9.0f} {t_grad / t_primal:12.2f} {t_hand / t_primal:12.2f} "
               f"{t_grad / t_hand:10.2f}")

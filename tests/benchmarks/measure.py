@@ -1,0 +1,96 @@
+"""Timing and peak-memory measurements shared by the benchmarks and the memory tests.
+
+``per_call`` and ``paired`` time functions in interleaved rounds (each round times every function
+once, so a slow spell of a shared machine hits all of them alike); ``peak_bytes`` is the exact
+tracemalloc peak of one call (NumPy reports its buffers to tracemalloc), which tests may assert on
+(timings never are). Used by bench_arrays.py, bench_backends.py, bench_workloads.py and
+tests/test_array_buffers.py.
+"""
+import os
+import statistics
+import timeit
+import tracemalloc
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def workload_arguments(parser):
+    """Add the options of the A1-A8 benchmarks to an ``argparse`` parser: --only, --sizes,
+    --repeat and --threads."""
+    parser.add_argument("--only", default=None, help="comma-separated keys, e.g. A1,A3")
+    parser.add_argument("--sizes", default="small,large", help="comma-separated: small,large")
+    parser.add_argument("--repeat", type=int, default=7, help="interleaved timing rounds")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads (0: leave as is)")
+
+
+def limit_threads(threads):
+    """Make BLAS use ``threads`` threads (0: leave the environment alone); call it before NumPy
+    is imported."""
+    if threads:
+        for variable in THREAD_VARIABLES:
+            os.environ[variable] = str(threads)
+
+
+def rounds(functions, args, repeat, at_least=None):
+    """Per-call seconds of each function in each of ``repeat`` interleaved rounds:
+    ``times[k][r]`` for function ``k`` in round ``r``.
+
+    A round times each function over as many calls as ``timeit``'s autorange picks for it (about
+    0.2 s); with ``at_least``, every function over one common number of calls: the largest
+    autorange, and at least ``at_least``.
+    """
+    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
+    numbers = [t.autorange()[0] for t in timers]
+    if at_least is not None:
+        numbers = [max(max(numbers), at_least)] * len(timers)
+    times = [[] for _ in functions]
+    for _ in range(repeat):
+        for k, (timer, number) in enumerate(zip(timers, numbers)):
+            times[k].append(timer.timeit(number) / number)
+    return times
+
+
+def per_call(functions, args, repeat, at_least=None):
+    """Best per-call time in seconds of each function over ``repeat`` interleaved rounds."""
+    return [min(times) for times in rounds(functions, args, repeat, at_least)]
+
+
+def paired(functions, args, repeat):
+    """``(median time of the first, of the second, median ratio, lowest ratio, highest ratio)``
+    of two functions called with ``args``, timed in ``repeat`` interleaved rounds (a ratio within
+    one round compares the two under the same load)."""
+    first, second = rounds(functions, args, repeat)
+    ratios = [a / b for a, b in zip(first, second)]
+    return (statistics.median(first), statistics.median(second), statistics.median(ratios),
+            min(ratios), max(ratios))
+
+
+def peak_bytes(function, args):
+    """Peak bytes traced during one call of ``function(*args)``, above what was live before it,
+    after a first call (caches, lazily imported modules). The result arrays count (they are
+    allocated during the call); the arguments do not. Exact, not a timing."""
+    function(*args)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        result = function(*args)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak
+
+
+def human_time(seconds):
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def human_bytes(count):
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} B"
