@@ -509,3 +509,36 @@ def test_torch_put_with_a_slice_by_hand():
     gf = symgrad.grad(put_apart, wrt=["X"], shapes={"X": ("a", "b", "c")}, backend="torch")
     assert "index_put_" in gf.source and "torch.arange(b" in gf.source
     np.testing.assert_allclose(gf(torch.from_numpy(X))[0].numpy(), want, rtol=1e-14)
+
+
+def _written_max(x):  # 1.0 + max(x, -1.0) - 1.0: printed as written (SymPy's form is max(x, -1))
+    t = 1.0 + max(x, -1.0) - 1.0
+    if t > 0.5:
+        return t * x
+    return x
+
+
+def _decided_max(x, i=1):  # a side chosen at build time, kept as written before a comparison
+    t = max(x, -1.0) if i < 2 else x
+    if t > 0.5:
+        return t * x
+    return x
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax", "array_api"])
+@pytest.mark.parametrize("f", [_written_max, _decided_max])
+def test_a_max_with_a_number_printed_as_written_runs_on_every_backend(f, backend):
+    """torch.maximum takes tensors only: a number in a written max/min is a torch.clamp bound
+    (it crashed with TypeError on torch). d(t * x)/dx = 2x above 0.5 (t = x), 1 below."""
+    needed = {"torch": "torch", "jax": "jax", "array_api": "array_api_compat"}[backend]
+    if not HAS[needed]:
+        pytest.skip(f"{needed} not installed")
+    gf = symgrad.grad(f, backend=backend)
+    if backend == "torch":
+        convert = lambda v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+    elif backend == "jax":
+        convert = lambda v: jnp.asarray(v, dtype=jnp.float64)  # noqa: E731
+    else:
+        convert = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+    for x, expected in ((2.0, 4.0), (0.3, 1.0), (-3.0, 1.0)):
+        assert float(gf(convert(x))) == expected, (x, gf.source)
