@@ -23,7 +23,7 @@ from .program import (Assignment, Program, active_symbols, fresh_name, real_symb
                       substituted_outputs, tree_size)
 from .functions import StopGradient, Undefined, Value
 from .realpower import RealPower, differentiable, slope
-from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, repeated, rule_for_class
+from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, rebuilt, repeated, rule_for_class
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -349,7 +349,7 @@ def _substitution(program):
                 found = node  # (a RealPower's exponent is substituted in its last argument)
             else:
                 args = [substitute(a) for a in node.args]
-                found = node.func(*args) if args != list(node.args) else node
+                found = rebuilt(node, args) if args != list(node.args) else node
             memo[node] = found
         return found
 

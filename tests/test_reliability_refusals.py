@@ -336,3 +336,31 @@ def test_max_of_a_complex_constant_raises_as_python_does(tmp_path, strategy):
         g(0.5)
     with pytest.raises(ValueError):
         vg(0.5)
+
+
+# --- a substitution rebuilding a max/min with large arguments ---------------------------------
+def test_a_substituted_small_extremum_with_large_arguments_is_a_large_one():
+    """The reverse pass's substitution (and ``realpower.differentiable``'s) rebuilds
+    ``Min(x, 1)`` with ``x``'s substituted value: over ``FOLDED_MAX_NODES`` tree nodes it is a
+    ``LargeMin``, as the rules build one (fuzz 10301-0-741: SymPy's pairwise simplification of
+    the rebuilt min took most of a 6.8 s build); a small one stays SymPy's."""
+    import sympy
+    from symgrad.rules import FOLDED_MAX_NODES, LargeMax, LargeMin, rebuilt
+    x, y = sympy.symbols("x y", real=True)
+    big = sum(sympy.sin(x + k) * y for k in range(FOLDED_MAX_NODES))
+    assert type(rebuilt(sympy.Min(x, y), [big, sympy.Integer(1)])) is LargeMin
+    assert type(rebuilt(sympy.Max(x, y), [big, y])) is LargeMax
+    assert type(rebuilt(sympy.Max(x, y), [x + 1, y])) is sympy.Max
+    assert rebuilt(sympy.sin(x), [y]) == sympy.sin(y)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_loop_of_extrema_under_a_moving_power(tmp_path, strategy):
+    """10301-0-741's loop, a gradient by hand at (0.3, 0.2), c = -cos(2) - 1 = -0.58: the min
+    is c twice (x = 0.3 + 2c = -0.87), then x itself (x = 2 (0.3 + 2c)); the output
+    x * y + max(x, y, 1.0) is x * y + 1, gradient (2 y, x)."""
+    f = _module(tmp_path, "def f(x, y):\n    for i in range(3):\n"
+                          "        x += min(x, x, -math.cos(2) - 1.0, x, y)\n"
+                          "    return x * y + max(x, y, 1.0)\n").f
+    c = -math.cos(2) - 1.0
+    _assert_close(symgrad.grad(f, strategy=strategy)(0.3, 0.2), (0.4, 2 * (0.3 + 2 * c)))
