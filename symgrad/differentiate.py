@@ -23,7 +23,7 @@ from .program import (Assignment, Program, active_symbols, fresh_name, real_symb
                       substituted_outputs, tree_size)
 from .functions import StopGradient, Undefined, Value
 from .realpower import RealPower, differentiable, slope
-from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, repeated, rule_for_class
+from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, rebuilt, repeated, rule_for_class
 from .written import AsWritten, compares, holds_its_value, names_back
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -354,7 +354,7 @@ def _substitution(program):
             else:
                 args = [substitute(a, compared or compares(node, i))
                         for i, a in enumerate(node.args)]
-                found = node.func(*args) if args != list(node.args) else node
+                found = rebuilt(node, args) if args != list(node.args) else node
             memo[(node, compared)] = found
         return found
 

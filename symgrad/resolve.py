@@ -207,6 +207,9 @@ class Resolver:
                 return real
         for v in args:
             undefined = _surely_undefined(v)
+            if isinstance(undefined, functions.ComplexPower) and rule.sympy in (sympy.Max,
+                                                                              sympy.Min):
+                return self.undefined(node, frame, 1)  # Python's TypeError comparing a complex
             if undefined is not None:  # computed from an undefined value: undefined too
                 return undefined
         if all(_constant(a) for a in args):

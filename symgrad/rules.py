@@ -246,12 +246,26 @@ def _at_least_two(make, large):
     def build(*args):
         if len(args) < 2:
             raise TypeError("needs two or more numbers (an iterable argument is not supported)")
-        count, stack = 0, list(args)
-        while stack and count <= FOLDED_MAX_NODES:
-            count += 1
-            stack.extend(stack.pop().args)
-        return (make if count <= FOLDED_MAX_NODES else large)(*args)
+        return (large if _large(args) else make)(*args)
     return build
+
+
+def _large(args):
+    """Whether ``args`` have more than ``FOLDED_MAX_NODES`` tree nodes."""
+    count, stack = 0, list(args)
+    while stack and count <= FOLDED_MAX_NODES:
+        count += 1
+        stack.extend(stack.pop().args)
+    return count > FOLDED_MAX_NODES
+
+
+def rebuilt(node, args):
+    """``node.func(*args)``, a ``Max``/``Min`` rebuilt with large arguments (a substitution)
+    as ``LargeMax``/``LargeMin``, as the rules build it: SymPy's pairwise simplification of
+    substituted arguments took seconds."""
+    if type(node) in (sympy.Max, sympy.Min) and _large(args):
+        return (LargeMax if type(node) is sympy.Max else LargeMin)(*args)
+    return node.func(*args)
 
 
 # --------------------------------------------------------------------------------------------

@@ -219,6 +219,12 @@ LARGE_EXTREMA = [  # (body, point, gradient): 6-argument max/min over a name wit
      (0.3,), (-(math.exp(0.25) % 2) - 2,)),
     ("def f(u):\n    a = math.exp(0.25) % 2\n"
      "    return max(a - a + 0.5, a, 2, a, a, -a - 2, u)\n", (0.3,), (0.0,)),
+    ("def f(y):\n    a = 0.5 ** 0.5\n"  # fuzz 10404-0-1135: three arguments, no helper
+     "    if max(a - a, 1.0 - a - a, a - a + 1.5) >= 0.0:\n        return y\n    return 1.0\n",
+     (0.3,), (1.0,)),
+    ("def h0(a):\n    a = math.sin(a)\n    if max(-a, a - a + 1, a - a + 1, -a - 0.5):\n"
+     "        return 4.0\n    return a\n\n\ndef f(y):\n    return h0(1.5 - 2) * y\n",
+     (0.3,), (4.0,)),  # the helper's value used
 ]
 
 
@@ -308,3 +314,53 @@ def test_a_negative_base_to_a_whole_array_exponent_has_the_numpy_values(tmp_path
                           "    return np.sum(np.power(-2.0, stop_gradient(y)) * x)\n").f
     g = symgrad.grad(f, shapes={"x": ("n",), "y": ("n",)}, wrt="x")
     np.testing.assert_array_equal(g(np.array([1.0, 2.0]), np.array([2.0, 3.0])), [4.0, -8.0])
+
+
+# --- a complex constant compared by max/min ---------------------------------------------------
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_max_of_a_complex_constant_raises_as_python_does(tmp_path, strategy):
+    """``min(a, a)`` of a complex ``a`` raises TypeError in Python: refused where it runs on
+    every call (fuzz Z7 crashed the build in SymPy: "not comparable"), ValueError in the
+    gradient where it may not run, the gradient elsewhere."""
+    f = _module(tmp_path, "def h0(a):\n    if min(a, a):\n        return 0.001\n    return a\n\n\n"
+                          "def f(y, u, t):\n    return h0((-0.5) ** 0.3)\n").f
+    with pytest.raises(TypeError):
+        f(0.1, 0.2, 0.3)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="for every input"):
+        symgrad.grad(f, strategy=strategy)
+    g = _module(tmp_path, "def f(y):\n    if y > 0:\n        return min((-0.5) ** 0.3, y)\n"
+                          "    return y\n").f
+    vg = symgrad.value_and_grad(g, strategy=strategy)
+    assert vg(-0.5) == (-0.5, 1.0)
+    with pytest.raises(TypeError):
+        g(0.5)
+    with pytest.raises(ValueError):
+        vg(0.5)
+
+
+# --- a substitution rebuilding a max/min with large arguments ---------------------------------
+def test_a_substituted_small_extremum_with_large_arguments_is_a_large_one():
+    """The reverse pass's substitution (and ``realpower.differentiable``'s) rebuilds
+    ``Min(x, 1)`` with ``x``'s substituted value: over ``FOLDED_MAX_NODES`` tree nodes it is a
+    ``LargeMin``, as the rules build one (fuzz 10301-0-741: SymPy's pairwise simplification of
+    the rebuilt min took most of a 6.8 s build); a small one stays SymPy's."""
+    import sympy
+    from symgrad.rules import FOLDED_MAX_NODES, LargeMax, LargeMin, rebuilt
+    x, y = sympy.symbols("x y", real=True)
+    big = sum(sympy.sin(x + k) * y for k in range(FOLDED_MAX_NODES))
+    assert type(rebuilt(sympy.Min(x, y), [big, sympy.Integer(1)])) is LargeMin
+    assert type(rebuilt(sympy.Max(x, y), [big, y])) is LargeMax
+    assert type(rebuilt(sympy.Max(x, y), [x + 1, y])) is sympy.Max
+    assert rebuilt(sympy.sin(x), [y]) == sympy.sin(y)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_loop_of_extrema_under_a_moving_power(tmp_path, strategy):
+    """10301-0-741's loop, a gradient by hand at (0.3, 0.2), c = -cos(2) - 1 = -0.58: the min
+    is c twice (x = 0.3 + 2c = -0.87), then x itself (x = 2 (0.3 + 2c)); the output
+    x * y + max(x, y, 1.0) is x * y + 1, gradient (2 y, x)."""
+    f = _module(tmp_path, "def f(x, y):\n    for i in range(3):\n"
+                          "        x += min(x, x, -math.cos(2) - 1.0, x, y)\n"
+                          "    return x * y + max(x, y, 1.0)\n").f
+    c = -math.cos(2) - 1.0
+    _assert_close(symgrad.grad(f, strategy=strategy)(0.3, 0.2), (0.4, 2 * (0.3 + 2 * c)))
