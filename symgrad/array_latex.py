@@ -85,6 +85,10 @@ class ArrayLatexPrinter(LatexPrinter):
                  "einsum": lambda: rf"\text{{{params[0]}}}",
                  "cumsum": lambda: rf"\text{{axis }} {params[0]}",
                  "concatenate": lambda: rf"\text{{axis }} {params[0]}"}.get(name)
+        if name == "arange":  # no inputs: its bounds are its parameters, as NumPy writes them
+            start, stop, step = params
+            inputs = [stop] if start == 0 and step == 1 else [start, stop] + (
+                [step] if step != 1 else [])
         arguments = ", ".join(self._print(a) for a in inputs)
         label = rf"\operatorname{{{name.replace('_', chr(92) + '_')}}}"
         return label + ("" if below is None else f"_{{{below()}}}") + \

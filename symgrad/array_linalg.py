@@ -124,11 +124,51 @@ def _einsum_print(printer, node):
 
 
 def _read_einsum(ctx, subscripts, operands=()):
+    """``np.einsum``; a letter repeated in one operand (``"ii->"``, ``"ij,jj->i"``) takes that
+    operand's diagonal first (``A[steps, steps]``, gathered with ``np.arange``), as NumPy
+    means it, and the subscripts are made explicit (the implicit output is read before)."""
     if not isinstance(subscripts, str):
         ctx.fail("np.einsum needs its subscripts as a string literal", "write \"ij,j->i\"")
     items = [ctx.array(x) for x in operands]
-    parse_subscripts(subscripts, len(items))
-    return einsum(subscripts.replace(" ", ""), *items)
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    terms = inputs.split(",")
+    if not arrow and "." not in text:  # NumPy's implicit output: the letters used once
+        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    if len(terms) == len(items) and "." not in text:
+        for k, term in enumerate(terms):
+            terms[k], items[k] = _diagonals(ctx, term, items[k])
+        text = ",".join(terms) + "->" + output
+    parse_subscripts(text, len(items))
+    return einsum(text, *items)
+
+
+def _diagonals(ctx, term, x):
+    """(the letters, the operand) of one einsum operand with each repeated letter's diagonal
+    taken: two index arrays side by side keep the axis in place, apart they put it first
+    (NumPy's rule for advanced indices)."""
+    from .array_indexing import ARANGE
+    while any(term.count(c) > 1 for c in term):
+        c = next(c for c in term if term.count(c) > 1)
+        if term.count(c) > 2:
+            ctx.fail(f"np.einsum with a letter three times in {term!r} is not supported",
+                     "take the diagonal in two steps")
+        p = term.index(c)
+        q = term.index(c, p + 1)
+        shape = ctx.shape(x)
+        if len(shape) != len(term):
+            return term, x  # parse_subscripts names the mismatch
+        length = shape[p] if shape[p] == shape[q] else ctx.reader.dims.unify(shape[p], shape[q])
+        steps = ctx.bind(ARANGE.make(params=(sympy.Integer(0), length, sympy.Integer(1))),
+                         "steps")
+        spec = [("slice", None, None, None)] * len(term)
+        spec[p] = spec[q] = ("array", steps, (length,), ())
+        while spec[-1] == ("slice", None, None, None):
+            spec.pop()
+        x = ctx.bind(index(x, tuple(spec)), "diagonal")
+        rest = term[:q] + term[q + 1:]
+        term = rest if q == p + 1 else c + rest.replace(c, "")
+    return term, x
 
 
 # --- linear algebra ----------------------------------------------------------------------------

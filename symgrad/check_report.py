@@ -160,7 +160,10 @@ def _shown(difference):
     multiplied out (``_folded``; the printing only, the compared values are not changed)."""
     if difference is None:
         return "(too large to simplify)"
-    text = str(_folded(difference))
+    try:
+        text = str(_folded(difference))
+    except Exception:  # noqa: BLE001 - the printing only: an exotic tree is shown unfolded
+        text = str(difference)
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
 
 

@@ -497,7 +497,7 @@ def test_latex_prints_indices_computed_when_called():
     # an index array the code computes (np.arange of a size) and an index of the sizes: the
     # spec holds SymPy values there, which latex printed as names (and raised on) before
     text = symgrad.latex(symgrad.grad(trace_terms, shapes={"A": ("n", "n")}))[0]
-    assert r"\operatorname{arange}" in text
+    assert r"[\operatorname{arange}\left(n\right), \operatorname{arange}\left(n\right)]" in text
     text = symgrad.latex(symgrad.grad(middle_times_first, shapes={"x": ("n",)}))[0]
     assert r"{x}_{[\left\lfloor{\frac{n}{2}}\right\rfloor]}" in text
 
@@ -562,3 +562,30 @@ def test_take_along_axis_of_constant_indices(k):
     with pytest.raises(symgrad.UnsupportedSyntaxError, match="np.take_along_axis is supported "
                        "with a constant int array"):
         symgrad.grad(taken_along_argmax, shapes={"Z": ("n", "k")})
+
+
+def einsum_trace(A):
+    return np.einsum("ii->", A) ** 2 + np.einsum("ii", A)
+
+
+def einsum_scaled_diagonal(A, x):
+    return np.sum(np.einsum("ii,i->i", A, x) ** 2)
+
+
+def einsum_apart(T):
+    return np.sum(np.einsum("iji->j", T) ** 2)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_einsum_with_a_repeated_letter_takes_the_diagonal(n):
+    A, x = RNG.standard_normal((n, n)), RNG.standard_normal(n)
+    assert np.allclose(gradient_of(einsum_trace, A), (2 * np.trace(A) + 1) * np.eye(n),
+                       rtol=1e-14)
+    assert np.allclose(gradient_of(einsum_scaled_diagonal, A, x)[0],
+                       np.diag(2 * np.diag(A) * x ** 2), rtol=1e-14)
+    T = RNG.standard_normal((n, 2, n))
+    s = np.einsum("iji->j", T)
+    hand = np.zeros_like(T)
+    for i in range(n):
+        hand[i, :, i] = 2 * s
+    assert np.allclose(gradient_of(einsum_apart, T), hand, rtol=1e-14)
