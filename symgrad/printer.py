@@ -215,6 +215,8 @@ class Printer:
                 args = tuple(dict.fromkeys(args))  # changes the result (the first one is kept)
                 if len(args) == 1:
                     return self.node(args[0])
+                if self.vectorised and printed in ("np.maximum", "np.minimum"):
+                    return self.extrema(printed, args)
             if printed == "round" or not (self.vectorised and len(args) > 2):
                 return self.named_call(printed, [self.node(a) for a in args])
             node = self.node(args[0])
@@ -285,12 +287,7 @@ class Printer:
             if len(args) == 1:
                 return self.node(args[0])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
-            if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
-                args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
-            node = self.node(args[0])
-            for arg in args[1:]:
-                node = self.extremum(printed, node, arg)
-            return node
+            return self.extrema(printed, args)
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
                                          for k, a in enumerate(args)])
@@ -302,6 +299,16 @@ class Printer:
         if self.backend == "math" and printed.startswith("scipy."):
             return ast.Call(ast.Name("float", ast.Load()), [call], [])
         return call
+
+    def extrema(self, printed, args):
+        """``np.maximum(np.maximum(a, b), c)`` of SymPy ``args`` (two or more); torch's
+        ``maximum`` takes tensors only, so numbers come last, each a ``torch.clamp``."""
+        if self.backend == "torch":
+            args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
+        node = self.node(args[0])
+        for arg in args[1:]:
+            node = self.extremum(printed, node, arg)
+        return node
 
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is
