@@ -323,3 +323,19 @@ def test_the_dual_reference_agrees_with_central_differences():
             expected = [float(_central_difference(exact, point, i)) for i in range(len(point))]
             assert _dual_gradient(sources[name], point) == pytest.approx(expected, rel=1e-12), \
                 name
+
+
+@pytest.mark.parametrize("call, at, expected", [
+    ("max(x, -1.0)", (2.0, -3.0), (4.0, -1.0)), ("min(x, 1.0)", (0.5, 3.0), (1.0, 1.0)),
+    ("max(x, -1.0, 0.25)", (2.0, -3.0), (4.0, 0.25))])
+def test_a_line_with_a_constant_max_argument_prints_for_torch(tmp_path, call, at, expected):
+    """A primal line printed as written (``t = max(x, -1.0)``) with a number among a max's
+    arguments: torch's ``maximum`` takes tensors only, so it is a ``torch.clamp`` (the build
+    printed ``torch.maximum(x, -1.0)``, a TypeError on every call)."""
+    torch = pytest.importorskip("torch")
+    f = _module(tmp_path, f"def f(x):\n    t = {call}\n    return t * x\n").f
+    g = symgrad.grad(f, backend="torch")
+    assert "torch.clamp" in g.source
+    for x, slope in zip(at, expected):
+        assert float(g(torch.tensor(x, dtype=torch.float64))) == slope == _dual_gradient(
+            f"def f(x):\n    t = {call}\n    return t * x\n", (x,))[0]
