@@ -9,15 +9,12 @@ the plain in-place NumPy code for the first and code that keeps a Dask graph laz
 ``Specialisations`` holds the builds of one gradient object and dispatches each call to the one
 for its arguments.
 """
-import ast
 import inspect
-import types
 from itertools import repeat
 
 import numpy
 
-_SHAPE, _DTYPE, _NONE = repeat("shape"), repeat("dtype"), repeat(None)  # getattr mapped in C
-_FLOAT64 = numpy.dtype(float)
+_SHAPE, _NONE = repeat("shape"), repeat(None)  # getattr(a, "shape", None) mapped in C
 
 LIBRARIES = ("numpy", "lazy")
 """The library kinds: "numpy" (NumPy arrays, NumPy scalars, Python numbers, lists) and "lazy"
@@ -84,8 +81,7 @@ class Specialisations:
         self.by_pattern = {}
         self.programs = {}  # pattern -> the primal Program read for it
         self.latest_pattern = None
-        self._last = None  # (shapes, types, dtypes, function) of the latest plain call
-        self._unconverted = {}  # (function, positions) -> it without their conversions
+        self._last_shapes, self._last_types, self._last = None, None, None
 
     def values(self, args, kwargs):
         """The value of each parameter in this call (defaults applied)."""
@@ -128,13 +124,10 @@ class Specialisations:
         return self.get("numpy")
 
     def __call__(self, *args, **kwargs):
-        last = self._last
-        if not kwargs and last is not None:  # the shapes and types of the last call: its build
-            if tuple(map(getattr, args, _SHAPE, _NONE)) == last[0] and tuple(
-                    map(type, args)) == last[1] and tuple(
-                    map(getattr, args, _DTYPE, _NONE)) == last[2]:
-                return last[3](*args)
-        # else find (or build) its build: in this frame, the one a refusal's traceback shows
+        if not kwargs:  # the same shapes and types as the last call: the same build
+            shapes = tuple(map(getattr, args, _SHAPE, _NONE))
+            if shapes == self._last_shapes and tuple(map(type, args)) == self._last_types:
+                return self._last(*args)
         values = self.values(args, kwargs)
         pattern = tuple(axes_pattern(v) for v in values)
         library = library_kind(values) if self.by_library else "numpy"
@@ -145,54 +138,8 @@ class Specialisations:
                 built = self.add(pattern, None, library)
         self.latest_pattern = pattern
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
-            function = self.unconverted(built, [
-                i for i, a in enumerate(args[:len(self.params)])
-                if type(a) is numpy.ndarray and a.dtype == _FLOAT64])
-            self._last = (tuple(map(getattr, args, _SHAPE, _NONE)), tuple(map(type, args)),
-                          tuple(map(getattr, args, _DTYPE, _NONE)), function)
+            self._last_shapes, self._last_types, self._last = shapes, tuple(map(type, args)), \
+                built.func
         else:  # the next call takes the long way, so latest_pattern follows it
-            self._last = None
+            self._last_shapes = None
         return built.func(*args, **kwargs)
-
-    def unconverted(self, built, positions):
-        """``built``'s function without ``x = np.asarray(x, dtype=float)`` for the parameters at
-        ``positions`` (arguments that are float64 NumPy arrays, of which ``np.asarray`` returns
-        the array itself: the same call, less work); kept per build and positions."""
-        key = (built, tuple(positions))
-        function = self._unconverted.get(key)
-        if function is None:
-            function = self._unconverted[key] = without_conversions(
-                built.func, built.source, {self.params[i] for i in positions})
-        return function
-
-
-def without_conversions(function, source, names):
-    """``function`` (compiled from ``source``, one ``def``) without the statements ``x =
-    np.asarray(x, dtype=float)`` of the parameters ``names``: the same code object otherwise
-    (its globals, defaults and line numbers, so a traceback shows the lines of ``source``)."""
-    if not names or source is None:
-        return function
-    tree = ast.parse(source)
-    definition = tree.body[0]
-    body = [s for s in definition.body if not _is_conversion(s, names)]
-    if len(body) == len(definition.body):
-        return function
-    definition.body = body
-    code = compile(tree, function.__code__.co_filename, "exec")
-    inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    unconverted = types.FunctionType(inner, function.__globals__, function.__name__,
-                                     function.__defaults__)
-    unconverted.__kwdefaults__ = function.__kwdefaults__
-    return unconverted
-
-
-def _is_conversion(stmt, names):
-    """Whether ``stmt`` is ``x = np.asarray(x, dtype=float)`` for a name of ``names``."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
-            isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in names):
-        return False
-    call = stmt.value
-    return (isinstance(call, ast.Call) and ast.unparse(call.func) == "np.asarray" and
-            len(call.args) == 1 and isinstance(call.args[0], ast.Name) and
-            call.args[0].id == stmt.targets[0].id and len(call.keywords) == 1 and
-            call.keywords[0].arg == "dtype" and ast.unparse(call.keywords[0].value) == "float")
