@@ -1,0 +1,171 @@
+"""The text of generated array gradients reads like the hand-written code (the benchmark workloads
+A1-A8 of tests/benchmarks/array_workloads.py), and other argument types than float64 arrays give
+exactly the values of the float64 call.
+
+- No line only names an array again (``_dZ = _t1`` before ``_dZ -= Y``); every line fits in 100
+  columns (``linewrap`` breaks ``raise`` lines and cuts long messages into adjacent literals);
+  each size check is one ``if`` raising at once; a zero check only where the size can be 0.
+- float32, integer, list and scalar arguments give the gradient of their float64 values, checked
+  against the hand-written gradient of the workloads, bit for bit equal to the call with float64
+  arrays, whatever the order of the calls (a repeated call's shortcut).
+"""
+import ast
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import symgrad
+from symgrad.linewrap import wrap
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "benchmarks"))
+import array_workloads as workloads  # noqa: E402
+
+
+def built(key):
+    workload = workloads.WORKLOADS[key]
+    return symgrad.grad(workload.f, wrt=workload.wrt, shapes=workloads.SHAPES[key])
+
+
+@pytest.mark.parametrize("key", sorted(workloads.WORKLOADS))
+def test_workload_code_reads_like_the_hand_code(key):
+    source = built(key).source
+    assert all(len(line) <= 100 for line in source.splitlines()), source
+    definition = ast.parse(source).body[0]
+    params = {a.arg for a in definition.args.args}
+    for stmt in ast.walk(definition):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
+            assert stmt.value.id in params, f"alias line `{ast.unparse(stmt)}`"
+        if isinstance(stmt, ast.If):  # a check: one test, one raise, nothing nested
+            assert [type(s) for s in stmt.body] == [ast.Raise] and not stmt.orelse, \
+                ast.unparse(stmt)
+    zero_checks = [s.test for s in definition.body if isinstance(s, ast.If) and isinstance(
+        s.test, ast.Compare) and isinstance(s.test.ops[0], ast.Eq)]
+    tested = [ast.unparse(t.left) for t in zero_checks]
+    assert all(isinstance(t.left, ast.Name) for t in zero_checks), tested  # a size, never n - 1
+    assert len(tested) == len(set(tested))
+
+
+def test_a_alias_lines_are_gone_where_the_hand_code_works_in_place():
+    a3 = built("A3").source  # the softmax in Z's buffer, as the hand code computes it
+    assert "np.exp(Z, out=Z)" in a3 and "    Z -= Y\n" in a3 and "X.T @ Z / n" in a3
+    a6 = built("A6").source  # 1 - H * H in H's buffer
+    assert "    H *= H\n    np.subtract(1.0, H, out=H)\n" in a6
+    a8 = built("A8").source  # two names of the program's own: joined to the in-place line
+    assert "dste_quantize_dw = np.subtract(q, t, out=q)" in a8
+
+
+def divided(x):
+    return np.sum(x) / (x.shape[0] - 1) + np.sum(x * x) / x.shape[0]
+
+
+def halved(x):
+    return np.sum(x) / (2 * x.shape[0]) + np.sum(x * x) / x.shape[0]
+
+
+def offset_by_two(x):
+    return np.sum(x) / (x.shape[0] - 2)
+
+
+def by_area(X):
+    return np.sum(X) / (X.shape[0] * X.shape[1])
+
+
+def test_a_zero_check_only_where_the_size_can_be_zero():
+    """This build is called with sizes other than 1 (a size-1 axis has a build of its own), so
+    ``n - 1`` is never 0 and ``2 * n`` only where ``n`` is: one check each time."""
+    for f in (divided, halved):
+        source = symgrad.grad(f, shapes={"x": ("n",)}).source
+        assert source.count("== 0:") == 1 and "    if n == 0:\n" in source, source
+        with pytest.raises(ValueError, match=r"x.shape\[0\] is 0, and the gradient divides"):
+            symgrad.grad(f)(np.ones(0))
+    x = np.array([1.0, 2.0, 4.0])
+    assert np.allclose(symgrad.grad(divided)(x), 0.5 + 2 * x / 3, rtol=1e-15)
+    source = symgrad.grad(offset_by_two, shapes={"x": ("n",)}).source
+    assert "if n - 2.0 == 0:" in source or "if n - 2 == 0:" in source  # 0 at n = 2
+    with pytest.raises(ValueError, match=r"is 0 \(n = x.shape\[0\]\)"):
+        symgrad.grad(offset_by_two)(np.ones(2))
+    source = symgrad.grad(by_area, shapes={"X": ("n", "d")}).source
+    assert source.count("== 0:") == 1  # n * d: 0 where n or d is, a check of its own
+    with pytest.raises(ValueError, match="is 0"):
+        symgrad.grad(by_area)(np.ones((3, 0)))
+
+
+def test_wrapped_raise_lines_keep_the_message():
+    line = ("        raise ValueError(\"grad_least_squares: X.shape[0] is 0, and the gradient "
+            "divides by it (the primal's NumPy value is nan or inf there)\")\n")
+    wrapped = wrap(line)
+    assert all(len(piece) <= 100 for piece in wrapped.splitlines())
+    assert len(wrapped.splitlines()) == 2
+    original = ast.dump(ast.parse(line.strip()))
+    assert ast.dump(ast.parse("\n".join(piece.strip() for piece in wrapped.splitlines()))) == \
+        original  # adjacent literals: the same string
+    formatted = ("        raise ValueError(f'grad_softmax_cross_entropy_of_logits: W.shape[0] is "
+                 "{W.shape[0]}; it must be X.shape[1] = {d if d else n}')\n")
+    wrapped = wrap(formatted)
+    assert all(len(piece) <= 100 for piece in wrapped.splitlines()), wrapped
+    assert "{d if d else n}" in wrapped  # never cut inside a replacement field
+    assert ast.dump(ast.parse("\n".join(p.strip() for p in wrapped.splitlines()))) == \
+        ast.dump(ast.parse(formatted.strip()))
+
+
+def as_float32(a):
+    return np.asarray(a, dtype=np.float32) if isinstance(a, np.ndarray) else np.float32(a)
+
+
+def as_list(a):
+    return a.tolist() if isinstance(a, np.ndarray) else a
+
+
+def as_int(a):
+    return np.rint(4 * np.asarray(a)).astype(int) if isinstance(a, np.ndarray) else int(4 * a)
+
+
+# integer arguments where the workload is defined for them (A7's log(pi) is not, at pi = 0)
+INTEGER = ("A1", "A4", "A5", "A8")
+
+
+@pytest.mark.parametrize("key", sorted(workloads.WORKLOADS))
+def test_other_argument_types_give_the_gradient_of_their_float64_values(key):
+    workload = workloads.WORKLOADS[key]
+    gradient = built(key)
+    args = workloads.make_args(key, "small")
+    kinds = [as_float32, as_list] + ([as_int] if key in INTEGER else [])
+    for kind in kinds:
+        given = tuple(kind(a) for a in args)
+        floats = tuple(np.asarray(a, dtype=float) if isinstance(a, (np.ndarray, list)) else
+                       float(a) for a in given)
+        want = workload.hand(*floats)
+        for first in (floats, given):  # either call first: the repeated call's shortcut
+            second = given if first is floats else floats
+            got_first, got_second = gradient(*first), gradient(*second)
+            got_again = gradient(*first)
+            for got in (got_first, got_second, got_again):
+                got = got if isinstance(got, tuple) else (got,)
+                assert workloads.max_rel_err(got, want) < 1e-12, (key, kind.__name__)
+            for a, b in zip(*(g if isinstance(g, tuple) else (g,) for g in (got_first,
+                                                                            got_second))):
+                assert np.array_equal(a, b) and type(a) is type(b), (key, kind.__name__)
+
+
+class Tagged(np.ndarray):
+    """A NumPy subclass: ``np.asarray`` makes a plain ndarray of it."""
+
+
+def test_a_repeated_call_with_other_argument_types_converts_them():
+    """The repeated call's shortcut (the last call's shapes and types) never skips a conversion:
+    a NumPy scalar, an int, a subclass, a big-endian array or a 0-d array where a float was."""
+    workload = workloads.WORKLOADS["A1"]
+    gradient = built("A1")
+    w, b, X, y = workloads.make_args("A1", "small")
+    plain = gradient(w, b, X, y)
+    assert gradient(w, b, X, y)[1] == plain[1]
+    for args in ((w, np.float64(b), X, y), (w, int(1), X, y), (w, b, X.view(Tagged), y),
+                 (w, b, X.astype(">f8"), y), (w, np.array(b), X, y), (w, b, X.astype(np.float32),
+                                                                     y)):
+        for _ in range(2):  # the second call takes the shortcut of the first
+            got = gradient(*args)
+            want = workload.hand(*(np.asarray(a, dtype=float) for a in args))
+            assert workloads.max_rel_err(got, want) < 1e-12
+            assert type(got[0]) is np.ndarray and type(got[1]) is float
