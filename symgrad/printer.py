@@ -215,12 +215,9 @@ class Printer:
                 args = tuple(dict.fromkeys(args))  # changes the result (the first one is kept)
                 if len(args) == 1:
                     return self.node(args[0])
-            if printed == "round" or not (self.vectorised and len(args) > 2):
-                return self.named_call(printed, [self.node(a) for a in args])
-            node = self.node(args[0])
-            for arg in args[1:]:
-                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
-            return node
+                if self.vectorised:
+                    return self.extrema(printed, args)
+            return self.named_call(printed, [self.node(a) for a in args])
         # 1 * a (a constant folded to 1, as 2.0 * 0.5) is a in float and int; for an array it
         # is a copy, which an in-place buffer may rely on: kept there
         if code == 2 and S.One in args and not self.vectorised:
@@ -285,12 +282,7 @@ class Printer:
             if len(args) == 1:
                 return self.node(args[0])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
-            if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
-                args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
-            node = self.node(args[0])
-            for arg in args[1:]:
-                node = self.extremum(printed, node, arg)
-            return node
+            return self.extrema(printed, args)
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
                                          for k, a in enumerate(args)])
@@ -302,6 +294,15 @@ class Printer:
         if self.backend == "math" and printed.startswith("scipy."):
             return ast.Call(ast.Name("float", ast.Load()), [call], [])
         return call
+
+    def extrema(self, printed, args):
+        """``np.maximum``/``np.minimum`` (``printed``) of two or more ``args``, pairwise."""
+        if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
+            args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
+        node = self.node(args[0])
+        for arg in args[1:]:
+            node = self.extremum(printed, node, arg)
+        return node
 
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is
