@@ -92,8 +92,8 @@ def _scaled(s, text):
 
 
 def _cases():
-    """(id, source of f, point, derivative in x of J's argument, J's argument in float, SymPy's
-    form of it)."""
+    """(id, source of f, point x, the derivative in x of J's argument by hand, SymPy's form of
+    J's argument at x)."""
     cases = []
     for (jump, identity), (s, k, x) in POINTS.items():
         call, _ = JUMPS[jump]
@@ -137,6 +137,7 @@ def test_a_jump_reads_the_float_through_names(tmp_path, name, source, x, slope, 
                                               strategy):
     f = _load(tmp_path, source).f
     jump = f(x, 1.0)  # the primal's own jump value J at the point (times 1.0: exact)
+    assert (f(x, Y + 1.0) - f(x, Y - 1.0)) / 2.0 == jump  # its difference in y: exact (4J - 2J)
     expected_dx = slope * Y if name.startswith("mod") else 0.0
     value, (dx, dy) = symgrad.value_and_grad(f, strategy=strategy)(x, Y)
     assert repr(value) == repr(float(f(x, Y)))  # the primal's float, bit for bit
