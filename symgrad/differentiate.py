@@ -19,11 +19,12 @@ from sympy import S
 
 from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
-from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
+from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
                       substituted_outputs, tree_size)
 from .functions import StopGradient, Undefined, Value
 from .realpower import RealPower, differentiable, slope
 from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, repeated, rule_for_class
+from .written import AsWritten, compares, holds_its_value, names_back
 
 STRATEGIES = ("auto", "symbolic", "reverse")
 SYMBOLIC_MAX_NODES = 400
@@ -337,24 +338,31 @@ def _substitution(program):
     and the function substituting them into an expression, except inside ``StopGradient`` (whose
     derivative is 0: a stopped value keeps its names, and SymPy is not asked to rewrite a large
     substituted expression it will never differentiate)."""
-    values, memo = {}, {}
+    values, kept, memo = {}, {}, {}  # kept: a name where it is compared (written.compares)
 
-    def substitute(node):
-        found = memo.get(node)
+    def substitute(node, compared=False):
+        found = memo.get((node, compared))
         if found is None:
             if node.is_Symbol:
-                found = values.get(node, node)
+                found = (kept if compared else values).get(node, node)
             elif node.is_Atom or isinstance(node, StopGradient) or (
                     isinstance(node, RealPower) and len(node.args) == 3):
                 found = node  # (a RealPower's exponent is substituted in its last argument)
+            elif isinstance(node, AsWritten):  # its value is differentiated, never printed
+                value = substitute(node.args[0])
+                found = node.func(value, node.args[1]) if value != node.args[0] else node
             else:
-                args = [substitute(a) for a in node.args]
+                args = [substitute(a, compared or compares(node, i))
+                        for i, a in enumerate(node.args)]
                 found = node.func(*args) if args != list(node.args) else node
-            memo[node] = found
+            memo[(node, compared)] = found
         return found
 
     for a in program.bindings:
         values[a.target] = substitute(a.expr)
+        # where it is compared, a name prints as itself (the primal's float: its substituted
+        # form may print as another), differentiated as that form
+        kept[a.target] = AsWritten(values[a.target], StopGradient(a.target))
     return values, substitute
 
 
@@ -366,7 +374,7 @@ def _substituted_outside_stops(program):
 
 def _symbolic(program, full_output, symbols):
     values, substitute = _substitution(program)
-    names_back = {value: target for target, value in values.items()}
+    every = {value: target for target, value in values.items()}
     operands, seen = {}, set()
 
     def record(expr):  # comparison operands, to compare them as the primal computes them
@@ -378,8 +386,8 @@ def _symbolic(program, full_output, symbols):
             seen.add(node)
             if isinstance(node, (sympy.Max, sympy.Min, sympy.Abs, Value)) or node.is_Relational:
                 for arg in node.args:
-                    if not arg.is_Atom:
-                        key = substitute(arg)
+                    if not arg.is_Atom:  # (compared: its names print the primal's floats)
+                        key = substitute(arg, True)
                         if not isinstance(key, (sympy.Max, sympy.Min)):  # `a - 1` is no max
                             operands.setdefault(key, arg)  # (a = 1 + max(...)): another float
             stack.extend(node.args)
@@ -389,10 +397,10 @@ def _symbolic(program, full_output, symbols):
     for out in program.outputs:
         if out is not None:
             record(out)
-    names_back = {**operands, **names_back}
+    every = {**operands, **every}  # compared: every name is kept (``_substitution``)
     memo, done = {}, {}
     full_output, held = _hold_kinks(full_output)
-    return [replaced(derivative(full_output, s, memo).xreplace(held), names_back, done)
+    return [names_back(derivative(full_output, s, memo).xreplace(held), every, operands, done)
             for s in symbols]
 
 
@@ -401,13 +409,13 @@ def _reverse(program, out, out_name, symbols, names, assignments):
     adjoints = {}  # symbol -> list of contributions to its adjoint (v_bar)
     wanted = set(symbols)
 
-    def push(expr, seed, names_back=None):
+    def push(expr, seed, every=None, exact=None):
         memo, back = {}, {}
         for s in active_symbols(expr):
             partial = derivative(expr, s, memo)
             if partial != 0:
-                if names_back:  # memoised: the partials share their sub-expressions
-                    partial = replaced(partial, names_back, back)
+                if every:  # memoised: the partials share their sub-expressions
+                    partial = names_back(partial, every, exact, back)
                 adjoints.setdefault(s, []).append(seed * partial)
 
     values = {a.target: a.expr for a in program.bindings}  # for _vanishes
@@ -428,7 +436,8 @@ def _reverse(program, out, out_name, symbols, names, assignments):
             assignments.append(Assignment(symbol, total))
             values[symbol] = total
             total = symbol
-        push(a.expr, total, _names_back(a))
+        every = _names_back(a)
+        push(a.expr, total, every, every if holds_its_value(a) else {})
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]
 
 

@@ -36,7 +36,7 @@ from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
 from .rules import Written, rule_for_class
 from .selected import inlined_where_selected, selected
-from .written import AsWritten, printed_symbols
+from .written import AsWritten, holds_its_value, names_back, printed_symbols
 from .cache import BACKENDS  # noqa: F401 - backend name → the one import its code needs
 
 STOP_COMMENT = "# stop_gradient: treated as a constant when differentiating"
@@ -362,7 +362,9 @@ def _lower(expr, backend, memo=None):
 def _entries(program, backend, names, results):
     adjoints = getattr(program, "adjoint_names", ())
     lowered, factored = {}, {}  # memos: each distinct node is rewritten once
-    lines, back = [], {}  # back: value of a line printed as written -> its name, for later lines
+    # back: the value of a line printed as written -> its name, for later lines; exact: those
+    # whose name is that value's very float, the only ones put in where a value is compared
+    lines, back, exact = [], {}, {}
     for a in _live(program):
         if isinstance(a, Check):
             lines.append((None, Check(tuple((_lower(c, backend, lowered), h) for c, h in a.path),
@@ -371,16 +373,20 @@ def _entries(program, backend, names, results):
         expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
             expr = _factored(expr, factored)
-        lines.append((a.target, expr.xreplace(back) if a.written is None or not back else None,
-                      a.written))
+        lines.append((a.target, names_back(expr, back, exact) if a.written is None or
+                      not back else None, a.written))
         if a.written is not None:
             back[expr] = a.target
             inverse = sympy.Pow(expr.base, -expr.exp) if expr.is_Pow else None
             if inverse is not None and not isinstance(inverse, (sympy.Max, sympy.Min)):
                 back[inverse] = 1 / a.target  # not a max: its tie tests compare its own float
+            if holds_its_value(a):
+                exact[expr] = back[expr]
+                if inverse in back:
+                    exact[inverse] = back[inverse]
     written = {t for t, _, w in lines if w is not None}  # the primal's lines, as the source
     lines = [(t, _lower(w, backend, lowered) if w is not None else e) for t, e, w in lines] + [
-        (t, e.xreplace(back) if back else e) for t, e in results]
+        (t, names_back(e, back, exact) if back else e) for t, e in results]
     memo = {}
     lines = [(t, e if isinstance(e, Check) or t in written else selected(e, memo))
              for t, e in inlined_where_selected(lines, written)]

@@ -67,7 +67,20 @@ class Expressions:
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             return self.condition(node, frame)
         if isinstance(node, ast.IfExp):
-            return self.conditional(node, frame)
+            test, (body, orelse) = _without_not(node.test, (node.body, node.orelse))
+            cond = self.condition(test, frame)
+            if cond is sympy.true or cond is sympy.false:
+                taken = body if cond else orelse
+                value = self.value(taken, frame)
+                self.written_at[node] = self.written(taken, frame, value)
+                return value
+            a = self.side_value(body, frame, (cond, True))
+            b = self.side_value(orelse, frame, (cond, False))
+            written = [self.written(body, frame, a), self.written(orelse, frame, b)]
+            if all(isinstance(w, sympy.Expr) for w in written):  # each side as written
+                self.written_at[node] = written[0] if written[0] == written[1] else \
+                    sympy.Piecewise((written[0], cond), (written[1], True))
+            return self.select(cond, a, b, node, frame)
         if isinstance(node, ast.Call):
             return self.call(node, frame)
         if isinstance(node, (ast.Lambda,)):
@@ -83,27 +96,6 @@ class Expressions:
                 self.fail(node, frame, f"index {index} is out of range", "check the index")
             return items[index]
         return self.reject(node, frame)
-
-    def conditional(self, node, frame):
-        """``a if c else b``: one side where ``c`` is decided at build time, else a
-        ``Piecewise``; the form the source computes it in is noted for ``written`` (by node, as
-        a helper call's: SymPy's value may be one name, ``z if c else math.log(math.exp(z))``)."""
-        test, (body, orelse) = _without_not(node.test, (node.body, node.orelse))
-        cond = self.condition(test, frame)
-        if cond is sympy.true or cond is sympy.false:
-            chosen = body if cond else orelse
-            value = self.value(chosen, frame)
-            if isinstance(value, sympy.Expr):
-                self.call_results[node] = self.written(chosen, frame, value)
-            return value
-        sides = [(body, self.side_value(body, frame, (cond, True))),
-                 (orelse, self.side_value(orelse, frame, (cond, False)))]
-        forms = [self.written(n, frame, v) if isinstance(v, sympy.Expr) else None
-                 for n, v in sides]
-        value = self.select(cond, sides[0][1], sides[1][1], node, frame, forms)
-        if isinstance(value, sympy.Expr) and None not in forms:
-            self.call_results[node] = sympy.Piecewise((forms[0], cond), (forms[1], True))
-        return value
 
     def side_value(self, node, frame, side):
         """The value of one side of ``a if c else b``: read as a branch (nothing a helper called
@@ -362,7 +354,8 @@ class Expressions:
         try:
             return self._written(node, frame)
         except _NotWritten:  # a helper's returned value: the form its `return` wrote, if any
-            return self.written_of.get(value, value) if isinstance(value, sympy.Expr) else value
+            found = self.form_of(value)
+            return value if found is None else found
 
     def _written(self, node, frame):
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
@@ -378,8 +371,9 @@ class Expressions:
                 return functions.number(functions.as_python(known))  # Python holds
             if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
                 return value
-            if isinstance(value, sympy.Expr) and value in self.written_of:  # bound in a branch
-                return self.written_of[value]
+            found = self.form_of(value)
+            if found is not None:  # bound in a branch
+                return found
         elif isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN:
             return rules.Written(sympy.Integer(_WRITTEN[type(node.op)]),
                                  self._written(node.left, frame), self._written(node.right, frame))
@@ -401,9 +395,10 @@ class Expressions:
                                      *[self._written(a, frame) for a in node.args])
             if node in self.call_results:  # a helper: the form its `return` wrote, if any
                 value = self.call_results[node]
-                return self.written_of.get(value, value)
-        elif isinstance(node, ast.IfExp) and node in self.call_results:  # as its sides wrote
-            return self.call_results[node]
+                found = self.form_of(value)
+                return value if found is None else found
+        elif isinstance(node, ast.IfExp) and node in self.written_at:  # its sides as written
+            return self.written_at[node]
         raise _NotWritten
 
 

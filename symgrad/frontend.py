@@ -64,8 +64,12 @@ class _Reader(Expressions, Resolver, Guards):
         self.path = []  # (condition, holds) of each `if` around the code being read
         self.checks = set()  # the Checks appended so far
         self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
-        self.call_results = {}  # a helper's call node (or an `a if c else b`) -> the form its
-        # latest reading computed its value in
+        # (value, path of the `if`s around it) -> its form there: the two sides of an `if` may
+        # bind one SymPy value computed as two floats (`s = m * 3.0 / 3.0`, `s = m`)
+        self.side_written = {}
+        self.call_results = {}  # a helper's call node -> the form its latest reading computed
+        # its value in (noted then: a later call may return the same value in another form)
+        self.written_at = {}  # an `a if c else b` node -> its latest value, sides as written
         self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
         self.made_of_constants = {}  # a node -> whether only numbers and `constants` make it
         self.complex_sites = {}  # a functions.ComplexPower -> the location of its first `**`
@@ -262,8 +266,8 @@ class _Reader(Expressions, Resolver, Guards):
     def select(self, cond, a, b, node, frame, forms=(None, None)):
         """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples; the
         other side where one side raises (``RAISES``: its check is in the program already).
-        ``forms``: the form the source computes each side in, where known (else the one
-        ``remember`` noted for it)."""
+        ``forms``: the form the source computes each side in, where known (a name's, after an
+        ``if``: ``_Frame.written``), else the one ``remember`` noted on that side (``form_of``)."""
         if a is RAISES or b is RAISES:
             return b if a is RAISES else a
         if isinstance(a, tuple) or isinstance(b, tuple):
@@ -272,14 +276,31 @@ class _Reader(Expressions, Resolver, Guards):
                           "return the same number of values on every path")
             return tuple(self.select(cond, x, y, node, frame) for x, y in zip(a, b))
         a, b = self.number(a, node, frame), self.number(b, node, frame)
-        if a == b:
+        here = tuple(self.path)
+        written_a, written_b = (self.form_of(v, here + ((cond, holds),)) if f is None else f
+                                for v, f, holds in zip((a, b), forms, (True, False)))
+        written_a, written_b = a if written_a is None else written_a, b if written_b is None \
+            else written_b
+        if a == b and written_a == written_b:
             return a
-        chosen = sympy.Piecewise((a, cond), (b, True))
-        written_a, written_b = (self.written_of.get(v, v) if f is None else f
-                                for v, f in zip((a, b), forms))
+        chosen = a if a == b else sympy.Piecewise((a, cond), (b, True))  # (a == b: as SymPy)
         if written_a is not a or written_b is not b:
             self.remember(chosen, sympy.Piecewise((written_a, cond), (written_b, True)))
         return chosen
+
+    def form_of(self, value, path=None):
+        """The form the source computes ``value`` in (``rules.Written`` operators), as noted by
+        ``remember`` on ``path`` (the ``(condition, holds)`` of the ``if``s around: ``self.path``
+        by default) or around it, else anywhere; None if none was noted."""
+        if not isinstance(value, sympy.Expr):
+            return None
+        path = tuple(self.path) if path is None else path
+        while path:
+            found = self.side_written.get((value, path))
+            if found is not None:
+                return found
+            path = path[:-1]
+        return self.written_of.get(value)
 
     def cancelled(self, value, written):
         """``value`` where SymPy's form is a name or a number but the source computes it from
@@ -311,9 +332,11 @@ class _Reader(Expressions, Resolver, Guards):
     def remember(self, value, written):
         """Note ``written`` (``rules.Written`` operators) as the primal's own form of ``value``:
         a later operand naming it, a branch choosing it or a returned value prints that form."""
-        if isinstance(value, sympy.Expr) and not value.is_Atom and written is not None and \
-                written != value:
-            self.written_of[value] = written
+        if isinstance(value, sympy.Expr) and not value.is_Atom and written is not None:
+            if self.path:  # on this side of an `if` (even as SymPy: the other side's is not)
+                self.side_written[(value, tuple(self.path))] = written
+            if written != value:
+                self.written_of[value] = written
 
     def statement(self, stmt, frame):
         """Read one statement; ``RAISES`` when it raises on every path."""
@@ -403,7 +426,7 @@ class _Reader(Expressions, Resolver, Guards):
                 self.remember(value, written)
                 value = self.cancelled(value, written)
         if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
-            written = self.written_of.get(value)  # a branch's choice, merged after an `if`
+            written = self.form_of(value)  # a branch's choice, merged after an `if`
         frame.written.pop(name, None)
         if isinstance(value, sympy.Expr) and written is not None and written != value:
             frame.written[name] = written  # (a name given an assignment: its line, below)

@@ -215,9 +215,14 @@ class Printer:
                 args = tuple(dict.fromkeys(args))  # changes the result (the first one is kept)
                 if len(args) == 1:
                     return self.node(args[0])
-                if self.vectorised:
+                if self.vectorised and printed in ("np.maximum", "np.minimum"):
                     return self.extrema(printed, args)
-            return self.named_call(printed, [self.node(a) for a in args])
+            if printed == "round" or not (self.vectorised and len(args) > 2):
+                return self.named_call(printed, [self.node(a) for a in args])
+            node = self.node(args[0])
+            for arg in args[1:]:
+                node = ast.Call(self.name(printed), [node, self.node(arg)], [])
+            return node
         # 1 * a (a constant folded to 1, as 2.0 * 0.5) is a in float and int; for an array it
         # is a copy, which an in-place buffer may rely on: kept there
         if code == 2 and S.One in args and not self.vectorised:
@@ -296,8 +301,9 @@ class Printer:
         return call
 
     def extrema(self, printed, args):
-        """``np.maximum``/``np.minimum`` (``printed``) of two or more ``args``, pairwise."""
-        if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
+        """``np.maximum(np.maximum(a, b), c)`` of SymPy ``args`` (two or more); torch's
+        ``maximum`` takes tensors only, so numbers come last, each a ``torch.clamp``."""
+        if self.backend == "torch":
             args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
         node = self.node(args[0])
         for arg in args[1:]:

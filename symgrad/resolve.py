@@ -463,7 +463,8 @@ class Resolver:
             self.fail(hnode, hframe, f"`{name}` does not return a value",
                       "end it with `return <expression>`")
         if isinstance(result, sympy.Expr):  # the form its `return` computed, as of now (a
-            self.call_results[node] = self.written_of.get(result, result)  # later one may differ)
+            found = self.form_of(result)  # later call may return this value in another form)
+            self.call_results[node] = result if found is None else found
         return result
 
 

@@ -11,10 +11,12 @@ primal's names, printed: the generated code computes the primal's float).
 """
 import sympy
 from sympy import S
+from sympy.functions.elementary.piecewise import ExprCondPair
 
-from .functions import FirstArgument, Literal, StopGradient
+from .functions import Expm1, FirstArgument, Literal, Log1p, StopGradient
 from .program import _own_free_symbols
 from .rules import RULES, Written, rule_for_class
+from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 
 
 class AsWritten(FirstArgument):
@@ -199,3 +201,74 @@ def printed_symbols(expr, memo=None):
             found = frozenset().union(*[printed_symbols(a, memo) for a in expr.args])
         memo[expr] = found
     return found
+
+
+def holds_its_value(assignment):
+    """Whether the name of ``assignment`` (a ``program.Assignment``) holds the very float its
+    SymPy form prints as: it is printed as that form (no ``written``), or its written form
+    computes the same float (``same_float``). Only such a name may stand for its SymPy form where
+    that form is compared (``names_back``)."""
+    return assignment.written is None or same_float(assignment.written, assignment.expr)
+
+
+_SMOOTH = (sympy.Add, sympy.Mul, sympy.exp, sympy.log, Log1p, Expm1, sympy.sin, sympy.cos,
+           sympy.tan, sympy.asin, sympy.acos, sympy.atan, sympy.sinh, sympy.cosh, sympy.tanh,
+           sympy.asinh, sympy.acosh, sympy.atanh, sympy.erf, sympy.erfc, Expit, Logit, XLogY,
+           GammaLn, Digamma, Polygamma)
+"""Nodes whose arguments are only computed with: a value within rounding of an argument gives a
+value within rounding of the result, and their derivatives compare nothing. The arguments of
+every other node (``max``, ``abs``, ``floor``, ``atan2``, a power with a varying exponent, a
+relation, a ``Value`` ...) are compared, by the node or by its derivative's tests."""
+
+
+def compares(node, index):
+    """Whether the ``index``-th argument of ``node`` (a SymPy expression) is compared: its exact
+    float decides a branch or a jump (see ``_SMOOTH``); a ``Piecewise`` compares its conditions,
+    not its values."""
+    if isinstance(node, sympy.Pow):
+        return not node.exp.is_Number
+    if isinstance(node, (sympy.Piecewise, ExprCondPair)):
+        return isinstance(node, ExprCondPair) and index == 1
+    return not isinstance(node, _SMOOTH)
+
+
+def names_back(expr, every, exact, memo=None, evaluate=True):
+    """``expr`` with primal names put back for the values they hold (``program.replaced``, in two
+    contexts): where a sub-expression is only computed with, ``every`` (SymPy form -> name: a
+    name's float is within rounding of its SymPy form's); where it is compared (``compares``), and
+    in everything below, only ``exact`` (the names that hold their SymPy form's very float,
+    ``holds_its_value``): a tie test, a condition or a jump decided on another float than the one
+    the primal compares takes another branch.
+
+    Args:
+        expr: a SymPy expression.
+        every: dict from sub-expressions to names (or expressions of names), matched whole.
+        exact: the part of ``every`` that is exact.
+        memo: optional dict shared between calls with the same mappings (and ``evaluate``).
+        evaluate: False to rebuild a ``Piecewise`` or a relation as it stands (``replaced``).
+
+    Returns:
+        The expression with the replacements made.
+    """
+    memo = {} if memo is None else memo
+
+    def walk(node, compared):
+        key = (node, compared)
+        found = memo.get(key)
+        if found is None:
+            found = (exact if compared else every).get(node)
+            if found is None:
+                if node.is_Atom:
+                    found = node
+                else:
+                    args = [walk(a, compared or compares(node, i))
+                            for i, a in enumerate(node.args)]
+                    if args == list(node.args):
+                        found = node
+                    elif not evaluate and isinstance(node, (sympy.Piecewise, sympy.Rel)):
+                        found = node.func(*args, evaluate=False)
+                    else:
+                        found = node.func(*args)
+            memo[key] = found
+        return found
+    return walk(expr, False)
