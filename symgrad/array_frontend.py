@@ -157,7 +157,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
             return expr
         return self.anonymous(arrays.broadcast_to(expr, shape), "broadcast")
 
-    def select(self, cond, a, b, node, frame):
+    def select(self, cond, a, b, node, frame, forms=(None, None)):
         """``a if cond else b``: with arrays, both sides must have one shape (the value's shape
         would depend on the branch taken, and ``np.where`` would broadcast the smaller one)."""
         if self.array_mode and isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr):
@@ -167,11 +167,11 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
                           f"{show(shape_a, self.dims.labels)} and "
                           f"{show(shape_b, self.dims.labels)}", "give both branches the "
                           "same shape (np.full(x.shape, c) for a constant), or use np.where")
-        return super().select(cond, a, b, node, frame)
+        return super().select(cond, a, b, node, frame, forms)
 
-    def bind(self, name, value, node, frame, stop=True):
+    def bind(self, name, value, node, frame, stop=True, written=None):
         before = len(self.assignments)
-        super().bind(name, value, node, frame, stop)
+        super().bind(name, value, node, frame, stop, written)
         if self.array_mode:
             for a in self.assignments[before:]:
                 if isinstance(a, Assignment):

@@ -90,7 +90,7 @@ class Expressions:
         if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
             return self.comprehension(node, frame)
         if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
-            return tuple(self.value(e, frame) for e in node.elts)
+            return tuple(self.unpacked(self.value(e, frame), e, frame) for e in node.elts)
         if isinstance(node, ast.Subscript):
             items = self.sequence(self.value(node.value, frame), node, frame)
             index = self.integer(node.slice, frame)
@@ -157,22 +157,23 @@ class Expressions:
             undefined = _surely_undefined(v)
             if undefined is not None:  # computed from an undefined value: undefined too
                 return undefined
-        if _constant(a) and _constant(b):
-            return self.folded(_PYTHON[type(op)], make, (a, b), node, frame)
-        negative_base = isinstance(op, ast.Pow) and functions.complex_power(
-            self._with_constants(a), b)
-        if negative_base and self.always_complex(a, b, getattr(node, "right", getattr(
-                node, "value", None)), frame):
-            return self.complex_value(a, b, node, frame)  # math.cos(2) ** 0.3: always complex
-        if isinstance(op, (ast.FloorDiv, ast.Mod)) and self._with_constants(b).is_zero:
-            return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
-        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
-            a, b = (functions.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         if (isinstance(op, (ast.FloorDiv, ast.Mod)) or isinstance(op, ast.Pow) and not _constant(
                 b)) and isinstance(node, (ast.BinOp, ast.AugAssign)):  # a jump, or guards:
             left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (
                 ast.Name(node.target.id, ast.Load()), node.value)  # its guards compare them
             a, b = self.as_computed(a, left, frame), self.as_computed(b, right, frame)
+        known_a, known_b = self.known_constant(a), self.known_constant(b)
+        if known_a is not None and known_b is not None:  # constants, or names bound to them
+            return self.folded(_PYTHON[type(op)], make, (known_a, known_b), node, frame)
+        known_a, known_b = self._with_constants(a), self._with_constants(b)
+        negative_base = isinstance(op, ast.Pow) and functions.complex_power(known_a, b)
+        if negative_base and self.always_complex(a, b, getattr(node, "right", getattr(
+                node, "value", None)), frame):
+            return self.complex_value(a, b, node, frame)  # math.cos(2) ** 0.3: always complex
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and known_b.is_zero:
+            return self.undefined(node, frame, 0)  # x // 0.0 raises ZeroDivisionError
+        if isinstance(op, (ast.Add, ast.Sub)):  # 1 - p + 1e-12: not folded into 1.000000000001
+            a, b = (functions.Literal(v) if isinstance(v, sympy.Float) else v for v in (a, b))
         if negative_base:  # (-4) ** y: real where y is whole, complex elsewhere
             return RealPower(self._with_constants(a), b)
         return self.defined(make(a, b), node, frame)
@@ -245,6 +246,32 @@ class Expressions:
             return self.undefined(node, frame, 0 if value.has(sympy.zoo) else 1)
         finally:
             self.depth -= may_not_run
+
+    def known_constant(self, value):
+        """The constant ``value`` computes where it is made of numbers and names bound to
+        constants (``math.sqrt(2.0) * a`` with ``a = math.cos(1.5)``), else None. Whether a
+        node is made of them is memoised, so reading a long sum stays linear."""
+        if not isinstance(value, sympy.Expr):
+            return None
+        if not self.constants or _constant(value):
+            return value if _constant(value) else None
+        stack, memo = [value], self.made_of_constants
+        while stack:  # post-order: each node decided once its arguments are
+            node = stack[-1]
+            if node in memo:
+                stack.pop()
+            elif node.is_Atom:
+                memo[stack.pop()] = not node.is_Symbol or node in self.constants
+            else:
+                pending = [a for a in node.args if a not in memo]
+                if pending:
+                    stack.extend(pending)
+                else:
+                    memo[stack.pop()] = all(memo[a] for a in node.args)
+        if not memo[value]:
+            return None
+        known = self._with_constants(value)
+        return known if _constant(known) else None
 
     def _with_constants(self, value):
         """``value`` with the names bound to constants replaced by them: ``(t * a) ** -2`` with
@@ -361,6 +388,12 @@ class Expressions:
             return functions.number(node.value)
         if isinstance(node, ast.Name):
             value = self.name(node, frame)
+            form = frame.form(node.id)
+            if form is not None:  # bound to a value SymPy holds in another form (an argument)
+                return form
+            known = self.known_constant(value)
+            if known is not None and not value.is_Number:  # bound to a constant: the float
+                return functions.number(functions.as_python(known))  # Python holds
             if isinstance(value, sympy.Expr) and (value.is_Symbol or value.is_Number):
                 return value
             found = self.form_of(value)

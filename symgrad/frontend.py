@@ -67,9 +67,11 @@ class _Reader(Expressions, Resolver, Guards):
         # (value, path of the `if`s around it) -> its form there: the two sides of an `if` may
         # bind one SymPy value computed as two floats (`s = m * 3.0 / 3.0`, `s = m`)
         self.side_written = {}
-        self.call_results = {}  # a helper's call node -> the value its latest reading returned
+        self.call_results = {}  # a helper's call node -> the form its latest reading computed
+        # its value in (noted then: a later call may return the same value in another form)
         self.written_at = {}  # an `a if c else b` node -> its latest value, sides as written
         self.constants = {}  # an assignment's symbol -> its constant value (math.cos(1.5))
+        self.made_of_constants = {}  # a node -> whether only numbers and `constants` make it
         self.complex_sites = {}  # a functions.ComplexPower -> the location of its first `**`
 
     # --- the function -----------------------------------------------------------------------
@@ -208,7 +210,7 @@ class _Reader(Expressions, Resolver, Guards):
                 for part, holds in zip(parts, (True, False)):
                     sub = frame.branch()
                     ended = self.branch(part, sub, (cond, holds), copy=False)
-                    envs.append(None if ended is RAISES else sub.env)
+                    envs.append(None if ended is RAISES else sub)
                 if envs == [None, None]:
                     return RAISES
                 self.merge(cond, envs, stmt, frame)
@@ -227,29 +229,45 @@ class _Reader(Expressions, Resolver, Guards):
             self.depth -= 1
             self.path.pop()
 
-    def merge(self, cond, envs, node, frame):
-        """The names after an ``if`` read side by side; a side that raises (None) gives way."""
-        then_env, else_env = envs
-        if then_env is None or else_env is None:  # only the other side continues
-            for name, value in (else_env if then_env is None else then_env).items():
-                if frame.env.get(name) is not value:
-                    self.bind(name, value, node, frame, stop=False)
+    def merge(self, cond, sides, node, frame):
+        """The names after an ``if`` read side by side (``sides``: the frame each side left); a
+        side that raises (None) gives way."""
+        if None in sides:  # only the other side continues
+            side = sides[0] or sides[1]
+            for name, value in side.env.items():
+                if frame.env.get(name) is not value or \
+                        frame.written.get(name) is not side.written.get(name):
+                    self.bind(name, value, node, frame, stop=False,
+                              written=side.written.get(name))
             return
+        then_env, else_env = sides[0].env, sides[1].env
         for name in dict.fromkeys([*then_env, *else_env]):
             a, b = then_env.get(name), else_env.get(name)
-            if a is b or (isinstance(a, _Py) and isinstance(b, _Py) and a.obj is b.obj):
+            forms = [side.written.get(name) for side in sides]
+            if isinstance(a, sympy.Expr) and a is b and forms[0] != forms[1]:  # one SymPy value,
+                self.bind(name, a, node, frame, stop=False, written=sympy.Piecewise(  # 2 floats
+                    (a if forms[0] is None else forms[0], cond),
+                    (b if forms[1] is None else forms[1], True)))
+            elif a is b or (isinstance(a, _Py) and isinstance(b, _Py) and a.obj is b.obj):
                 frame.env[name] = a
+                if forms[0] is None:
+                    frame.written.pop(name, None)
+                else:
+                    frame.written[name] = forms[0]
             elif a is None or b is None or isinstance(a, _Undefined) or isinstance(b, _Undefined):
                 frame.env[name] = _Undefined(name)
             elif not _is_value(a) or not _is_value(b):
                 frame.env[name] = _Undefined(name, "is bound to different functions or objects "
                                              "on the paths of an `if`")
             else:
-                self.bind(name, self.select(cond, a, b, node, frame), node, frame, stop=False)
+                self.bind(name, self.select(cond, a, b, node, frame, forms), node, frame,
+                          stop=False)
 
-    def select(self, cond, a, b, node, frame):
+    def select(self, cond, a, b, node, frame, forms=(None, None)):
         """``a if cond else b`` as a value: a ``Piecewise``, element by element for tuples; the
-        other side where one side raises (``RAISES``: its check is in the program already)."""
+        other side where one side raises (``RAISES``: its check is in the program already).
+        ``forms``: the form the source computes each side in, where known (a name's, after an
+        ``if``: ``_Frame.written``), else the one ``remember`` noted on that side (``form_of``)."""
         if a is RAISES or b is RAISES:
             return b if a is RAISES else a
         if isinstance(a, tuple) or isinstance(b, tuple):
@@ -259,8 +277,8 @@ class _Reader(Expressions, Resolver, Guards):
             return tuple(self.select(cond, x, y, node, frame) for x, y in zip(a, b))
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         here = tuple(self.path)
-        written_a = self.form_of(a, here + ((cond, True),))
-        written_b = self.form_of(b, here + ((cond, False),))
+        written_a, written_b = (self.form_of(v, here + ((cond, holds),)) if f is None else f
+                                for v, f, holds in zip((a, b), forms, (True, False)))
         written_a, written_b = a if written_a is None else written_a, b if written_b is None \
             else written_b
         if a == b and written_a == written_b:
@@ -307,8 +325,8 @@ class _Reader(Expressions, Resolver, Guards):
         ``AsWritten`` where its written form may be another float than SymPy's form (an
         argument of ``max``/``min``/``abs``, whose derivatives compare it). Array code:
         ``array_frontend.ArrayReader.as_computed``."""
-        if not isinstance(value, sympy.Expr) or value.is_Number:
-            return value
+        if not isinstance(value, sympy.Expr):
+            return value  # (a number too: SymPy's cancellation `(x + 0.1) - x` may be one)
         return as_written(value, self.written(node, frame, value))
 
     def remember(self, value, written):
@@ -393,11 +411,12 @@ class _Reader(Expressions, Resolver, Guards):
         else:
             self.reject(target, frame)
 
-    def bind(self, name, value, node, frame, stop=True):
+    def bind(self, name, value, node, frame, stop=True, written=None):
+        """Bind ``name`` to ``value`` in ``frame``: an assignment of its own at the top level
+        (unless a name or a number), the value itself elsewhere, with the form the source
+        computes it in (``written``, or read from ``node``) kept in ``frame.written``."""
         if stop and frame.primary and name in self.stop_names:
-            value = StopGradient(self.number(value, node, frame))
-        node_of_its_own = frame.primary and name in self.nodes  # named in wrt
-        written = None
+            value, written = StopGradient(self.number(value, node, frame)), None
         if isinstance(value, sympy.Expr) and not isinstance(value, StopGradient) and isinstance(
                 node, (ast.Assign, ast.AugAssign)):
             source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
@@ -408,8 +427,13 @@ class _Reader(Expressions, Resolver, Guards):
                 value = self.cancelled(value, written)
         if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
             written = self.form_of(value)  # a branch's choice, merged after an `if`
+        frame.written.pop(name, None)
+        if isinstance(value, sympy.Expr) and written is not None and written != value:
+            frame.written[name] = written  # (a name given an assignment: its line, below)
+        node_of_its_own = frame.primary and name in self.nodes  # named in wrt
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
                 and self.depth == 0 and not isinstance(value, functions.ComplexPower):
+            frame.written.pop(name, None)
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
             self.assignments.append(Assignment(symbol, value, written))
             known = self._with_constants(value)

@@ -56,10 +56,15 @@ RAISES = _Raises()
 class _Frame:
     """One activation of a function being read (the primal, an inlined helper, a nested ``def``):
     its source, its node, its local names, and for a nested function the frame of the enclosing
-    function at the point of call (``outer``). Branch copies share ``activation``."""
+    function at the point of call (``outer``). Branch copies share ``activation``. ``written``:
+    each local name bound to a value whose SymPy form may compute another float than the source
+    (a helper's argument ``math.log(math.exp(z))``, which SymPy reads as ``z``) → that value as
+    the source computes it (``rules.Written`` operators), for the operands of jumps and
+    conditions (``Expressions.written``)."""
 
-    def __init__(self, src, env, primary, node=None, outer=None):
+    def __init__(self, src, env, primary, node=None, outer=None, written=None):
         self.src, self.env, self.primary = src, env, primary
+        self.written = {} if written is None else written
         self.node = src.node if node is None else node
         self.outer = outer
         self.activation = object()
@@ -68,15 +73,24 @@ class _Frame:
     def branch(self):
         copy = _Frame.__new__(_Frame)
         copy.__dict__.update(self.__dict__)
-        copy.env = dict(self.env)
+        copy.env, copy.written = dict(self.env), dict(self.written)
         return copy
 
     def scope(self):
         """The frame of a comprehension inside this one: its own names, then this frame's."""
         inner = self.branch()
         inner.env, inner.locals, inner.outer, inner.primary = {}, set(), self, False
+        inner.written = {}
         inner.activation = object()
         return inner
+
+    def form(self, name):
+        """The source's form of the value ``name`` reads here (``written``), or None where the
+        value is its own (a parameter, a number, an assignment's symbol: its line is as written)."""
+        scope = self
+        while scope is not None and name not in scope.env:
+            scope = scope.outer
+        return None if scope is None else scope.written.get(name)
 
     def enclosing(self, activation):
         """The frame of ``activation`` on the chain from this frame outwards, or None."""
@@ -212,17 +226,17 @@ class Resolver:
                 return self.undefined(node, frame, 1)  # Python's TypeError comparing a complex
             if undefined is not None:  # computed from an undefined value: undefined too
                 return undefined
-        if all(_constant(a) for a in args):
-            return self.folded(obj, rule.build or rule.sympy, args, node, frame)
-        negative_base = rule.build is rules.power and functions.complex_power(
-            self._with_constants(args[0]), args[1])
+        if rule.compares or rule.build is rules.power and not _constant(
+                args[1]):  # their value or derivative (a power's guards) reads the float of
+            args = [self.as_computed(a, n, frame)  # each argument: as written, where SymPy's
+                    for a, n in zip(args, node.args)]  # form may be another (or a cancellation)
+        known = [self.known_constant(a) for a in args]
+        if None not in known:  # constants, or names bound to them
+            return self.folded(obj, rule.build or rule.sympy, known, node, frame)
+        known = [self._with_constants(a) for a in args]
+        negative_base = rule.build is rules.power and functions.complex_power(known[0], args[1])
         if negative_base and self.always_complex(*args, node.args[1], frame):
             return self.complex_value(*args, node, frame)  # pow(-4, k) with k = 0.5: complex
-        if rule.sympy in (sympy.Max, sympy.Min, sympy.Abs) or rule.derivative == rules.ZERO or \
-                rule.build is rules.power and not _constant(args[1]):
-            # their derivatives compare them, or their value jumps (floor, ceil, round, sign):
-            args = [a if _constant(self._with_constants(a)) else self.as_computed(a, n, frame)
-                    for a, n in zip(args, node.args)]  # as written (a known constant: its value)
         if negative_base:  # pow(-4, y): real where y is whole (math.pow raises elsewhere)
             return RealPower(self._with_constants(args[0]), args[1])
         if rule.sympy in (sympy.Max, sympy.Min):
@@ -367,8 +381,9 @@ class Resolver:
             helper.__defaults__ or ())}
         defaults.update({k: self.python(v, node, frame)
                          for k, v in (helper.__kwdefaults__ or {}).items()})
-        env = self.arguments(helper.__name__, hnode, defaults, node, frame)
-        return self.inlined_body(helper, _Frame(src, env, False), node, frame, statement)
+        env, written = self.arguments(helper.__name__, hnode, defaults, node, frame)
+        return self.inlined_body(helper, _Frame(src, env, False, written=written), node, frame,
+                                 statement)
 
     def function_value(self, node, frame):
         """A nested ``def`` or a ``lambda``: a ``_Function``, defaults evaluated here and now."""
@@ -391,13 +406,15 @@ class Resolver:
         activation = function.frame.activation
         outer = next((f.enclosing(activation) for f in [frame, *reversed(self.callers)]
                       if f.enclosing(activation) is not None), function.frame)
-        env = self.arguments(function.__qualname__, fnode, function.defaults, node, frame)
-        return self.inlined_body(fnode, _Frame(outer.src, env, False, node=fnode, outer=outer),
-                                 node, frame, statement)
+        env, written = self.arguments(function.__qualname__, fnode, function.defaults, node, frame)
+        return self.inlined_body(fnode, _Frame(outer.src, env, False, node=fnode, outer=outer,
+                                               written=written), node, frame, statement)
 
     def arguments(self, name, fnode, defaults, node, frame):
         """The environment of a call of ``fnode``: arguments bound by position, keyword and
-        default (``defaults``: parameter name → value), as Python binds them."""
+        default (``defaults``: parameter name → value), as Python binds them; with the form
+        each argument is computed in at the call (parameter name → ``rules.Written`` form, where
+        it is not the value itself: ``_Frame.written``)."""
         args = fnode.args
         if args.vararg or args.kwarg:
             self.fail(node, frame, f"the helper `{name}` takes `*args` or `**kwargs`",
@@ -405,15 +422,14 @@ class Resolver:
         positional = [a.arg for a in args.posonlyargs + args.args]
         keyword = [a.arg for a in args.args + args.kwonlyargs]
         params = positional + [a.arg for a in args.kwonlyargs]
-        env = {}
+        env, written = {}, {}
         if len(node.args) > len(positional):
             self.fail(node, frame, f"too many arguments to `{name}`", "check the call")
         for param, arg in zip(positional, node.args):
             if isinstance(arg, ast.Starred):
                 self.reject(arg, frame)
             env[param] = self.value(arg, frame)
-            if isinstance(env[param], sympy.Expr):  # the form the call computes it in, for
-                self.remember(env[param], self.written(arg, frame, None))  # the helper's lines
+            written[param] = self.written(arg, frame, None)
         for kw in node.keywords:
             if kw.arg is None or kw.arg not in keyword or kw.arg in env:
                 what = ("`**` arguments" if kw.arg is None else
@@ -422,12 +438,14 @@ class Resolver:
                 self.fail(kw, frame, f"{what} in the call of `{name}`",
                           f"`{name}` takes {', '.join(params)}")
             env[kw.arg] = self.value(kw.value, frame)
+            written[kw.arg] = self.written(kw.value, frame, None)
         for param, default in defaults.items():
             env.setdefault(param, default)
         missing = [p for p in params if p not in env]
         if missing:
             self.fail(node, frame, f"`{name}` is missing arguments {missing}", "check the call")
-        return env
+        return env, {p: w for p, w in written.items() if isinstance(env[p], sympy.Expr) and
+                     w is not None and w != env[p]}
 
     def inlined_body(self, key, hframe, node, frame, statement):
         """Read the body of a helper (``key``: the function, or the node of a nested one) called
@@ -449,8 +467,9 @@ class Resolver:
         if result is None and not statement:
             self.fail(hnode, hframe, f"`{name}` does not return a value",
                       "end it with `return <expression>`")
-        if isinstance(result, sympy.Expr):  # the call's latest value, for its written form
-            self.call_results[node] = result
+        if isinstance(result, sympy.Expr):  # the form its `return` computed, as of now (a
+            found = self.form_of(result)  # later call may return this value in another form)
+            self.call_results[node] = result if found is None else found
         return result
 
 

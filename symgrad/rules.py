@@ -290,6 +290,9 @@ class Rule:
         domain: where tests sample each argument, ("real", "positive", "unit" = (-1, 1), ">1",
             "probability" = (0, 1)).
         nargs: the numbers of arguments accepted from Python.
+        compares: its value jumps (round, floor, ceil, sign) or its derivative compares its
+            arguments (max, min, abs): the frontend reads each argument as the source computes
+            it (``written.AsWritten``), so the float that decides is the primal's.
     """
 
     python: tuple
@@ -304,21 +307,24 @@ class Rule:
     lower: object = None
     domain: str = "real"
     nargs: tuple = (1,)
+    compares: bool = False
 
 
 RULES = (
     # --- arithmetic spelled as calls ---------------------------------------------------------
     Rule(("abs", "math.fabs", "numpy.abs", "numpy.absolute", "numpy.fabs"), sympy.Abs,
-         build=real_abs, math="abs", numpy="np.abs"),
+         build=real_abs, math="abs", numpy="np.abs", compares=True),
     Rule(("pow", "math.pow", "numpy.power"), sympy.Pow, build=power, domain="positive",
          nargs=(2,)),
     Rule(("float",), sympy.Expr, build=lambda x: x, nargs=(1,)),
     Rule(("max",), sympy.Max, build=_at_least_two(sympy.Max, LargeMax), math="max", numpy="np.maximum",
-         derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
-    Rule(("numpy.maximum", "numpy.fmax"), sympy.Max, derivative=_extremum_partial, nargs=(2,)),
+         derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8), compares=True),
+    Rule(("numpy.maximum", "numpy.fmax"), sympy.Max, derivative=_extremum_partial, nargs=(2,),
+         compares=True),
     Rule(("min",), sympy.Min, build=_at_least_two(sympy.Min, LargeMin), math="min", numpy="np.minimum",
-         derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8)),
-    Rule(("numpy.minimum", "numpy.fmin"), sympy.Min, derivative=_extremum_partial, nargs=(2,)),
+         derivative=_extremum_partial, nargs=(2, 3, 4, 5, 6, 7, 8), compares=True),
+    Rule(("numpy.minimum", "numpy.fmin"), sympy.Min, derivative=_extremum_partial, nargs=(2,),
+         compares=True),
     Rule(("math.hypot", "numpy.hypot"), sympy.Pow,
          build=lambda x, y: sympy.sqrt(x ** 2 + y ** 2), nargs=(2,)),
     Rule(("numpy.square",), sympy.Pow, build=lambda x: x ** 2),
@@ -389,14 +395,15 @@ RULES = (
          jax="jax.scipy.special.digamma", torch="torch.special.digamma", array_api=None,
          domain="positive"),
     # --- derivative 0 (docs/conventions.md) --------------------------------------------------
-    Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO),
+    Rule(("round",), Round, math="round", numpy="np.round", derivative=ZERO, compares=True),
     Rule(("math.floor", "numpy.floor"), Floor, math="math.floor", numpy="np.floor",
-         derivative=ZERO),
+         derivative=ZERO, compares=True),
     Rule(("math.ceil", "numpy.ceil"), Ceiling, math="math.ceil", numpy="np.ceil",
-         derivative=ZERO),
+         derivative=ZERO, compares=True),
     # --- output only: appear in derivatives, never called by name ----------------------------
     Rule((), sympy.Mod, derivative=_mod_partial, nargs=(2,)),
-    Rule(("numpy.sign",), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower),
+    Rule(("numpy.sign",), sympy.sign, numpy="np.sign", derivative=ZERO, lower=_sign_lower,
+         compares=True),
     Rule((), StopGradient, derivative=ZERO),
     Rule((), Polygamma, math="scipy.special.polygamma", numpy="scipy.special.polygamma",
          jax="jax.scipy.special.polygamma", torch="torch.special.polygamma", array_api=None,
