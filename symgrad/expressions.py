@@ -417,6 +417,13 @@ class Expressions:
                 return rules.Written(sympy.Integer(4), *[self._written(a, frame)  # Python's
                                                          for a in node.args])  # **, not math.pow
             rule = rules.rule_for_callable(func.obj) if isinstance(func, _Py) else None
+            if rule is not None and rule.python == ("float",) and len(node.args) == 1:
+                inner = self._written(node.args[0], frame)  # float(x): x's float
+                if inner.is_Integer:
+                    return functions.number(float(int(inner)))  # (as Python rounds a large int)
+                if inner.is_integer is not False:
+                    raise _NotWritten  # an int of the arguments: float() may round it
+                return inner
             if rule is not None and rules.written_spelling(rule, "math") is not None and \
                     len(node.args) in rule.nargs:
                 return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),

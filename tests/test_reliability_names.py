@@ -16,6 +16,7 @@ import mpmath
 import pytest
 
 import symgrad
+from symgrad import stop_gradient
 from source_modules import load_module
 from test_rules import _central_difference
 
@@ -339,3 +340,28 @@ def test_a_line_with_a_constant_max_argument_prints_for_torch(tmp_path, call, at
     for x, slope in zip(at, expected):
         assert float(g(torch.tensor(x, dtype=torch.float64))) == slope == _dual_gradient(
             f"def f(x):\n    t = {call}\n    return t * x\n", (x,))[0]
+
+
+def _float_call_in_jump(u):  # fuzz 11001-0-380: float(...) dropped the whole written form
+    u = -(stop_gradient(u + 0.7) - (u + 0.7) + u * float(-0.5) // 1.5)
+    return math.floor(u)
+
+
+def _float_call_of_name(u):
+    a = u * float(3) / 3.0
+    return math.floor(a * 10.0) + float(a) * u
+
+
+@pytest.mark.parametrize("strategy", ["auto", "reverse", "symbolic"])
+def test_float_of_a_value_keeps_the_written_form(strategy):
+    """``float(x)`` is x's float: it no longer drops the source's form of the line around it, so
+    a jump of the line reads the primal's float (at u = 1.5 the primal's value is 1; SymPy's
+    reordered form computes 0.9999999999999998 and floors to 0)."""
+    vg = symgrad.value_and_grad(_float_call_in_jump, strategy=strategy)
+    assert vg(1.5) == (float(_float_call_in_jump(1.5)), 0.0) == (1.0, 0.0)
+    vg = symgrad.value_and_grad(_float_call_of_name, strategy=strategy)
+    for u in (0.7, 1.3, -2.9):
+        value, slope = vg(u)
+        assert value == _float_call_of_name(u)
+        a = u * 3.0 / 3.0
+        assert slope == pytest.approx(2 * a, rel=1e-12)
