@@ -25,6 +25,7 @@ import pytest
 
 import symgrad
 from source_modules import load_module
+from test_reliability_complex import _central
 
 STRATEGIES = ("auto", "reverse", "symbolic")
 
@@ -34,18 +35,6 @@ def _module(tmp_path, body):
                        "symgrad_refusals")
 
 
-def _central(function, point, dps=50):
-    """The ``dps``-digit central difference of ``function`` (of mpf arguments) at ``point``."""
-    with mpmath.workdps(dps):
-        step = mpmath.mpf(10) ** (-int(dps / 2.5))
-        point = [mpmath.mpf(p) for p in point]
-        grads = []
-        for i in range(len(point)):
-            up, down = list(point), list(point)
-            up[i] += step
-            down[i] -= step
-            grads.append((function(*up) - function(*down)) / (2 * step))
-        return grads
 
 
 def _gradient(result):
