@@ -176,18 +176,34 @@ def _zero_size_checks(body, sized, function_name):
     with 0 rows the primal's NumPy division gives nan, and Python's ``2.0 / 0`` would raise
     ZeroDivisionError from inside the gradient; the error says which size is 0 instead.
 
-    ``sized``: size name → where it is read (``"X.shape[0]"``)."""
-    found = {}
+    ``sized``: size name → where it is read (``"X.shape[0]"``). A name the code binds to an
+    expression of sizes (``_t0 = n - 1.0``, a common term) stands for that expression."""
+    found, derived = {}, {}
+
+    def of_sizes(node):
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        return bool(names) and all(n in sized for n in names) and all(
+            isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                           ast.unaryop, ast.Load)) for n in ast.walk(node))
+
+    class Resolve(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return copy.deepcopy(derived[node.id]) if node.id in derived else node
+
     for stmt in body:
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv,
                                                                         ast.Mod))):
                 continue
-            names = [n.id for n in ast.walk(node.right) if isinstance(n, ast.Name)]
-            if names and all(n in sized for n in names) and all(
-                    isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                                   ast.unaryop, ast.Load)) for n in ast.walk(node.right)):
-                found.setdefault(ast.unparse(node.right), (node.right, names))
+            denominator = Resolve().visit(copy.deepcopy(node.right))
+            if of_sizes(denominator):
+                names = [n.id for n in ast.walk(denominator) if isinstance(n, ast.Name)]
+                found.setdefault(ast.unparse(denominator), (denominator, names))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name):
+            value = Resolve().visit(copy.deepcopy(stmt.value))
+            if of_sizes(value):
+                derived[stmt.targets[0].id] = value
     checks, covered = [], set()
     zeros = {text: _zero_points(denominator) for text, (denominator, _) in found.items()}
     for text, (denominator, names) in sorted(found.items(), key=lambda item: (
@@ -212,9 +228,10 @@ def _zero_points(denominator):
     0 in a call of this build, as a set of ``(size name, value)``, or None when they are not
     known (it is not a product of factors linear in one size each: the check is then kept).
 
-    A build is called with sizes other than 1 only (``specialise``: an axis of size 1 gets a build
-    of its own, where it is the number 1), so ``n - 1`` is never 0 here and ``2 * n`` is 0 only
-    where ``n`` is."""
+    ``2 * n`` is 0 only where ``n`` is; ``n - 1`` at ``n = 1`` (np.var with ``ddof=1``): a call
+    through the gradient object at size 1 takes a build of its own (``specialise``: the axis is the
+    number 1 there), but the code of a general size, exported or called as ``.function``, may
+    meet it."""
     import sympy
     operators = {ast.Add: sympy.Add, ast.Mult: sympy.Mul,
                  ast.Sub: lambda a, b: sympy.Add(a, sympy.Mul(-1, b))}
@@ -244,7 +261,7 @@ def _zero_points(denominator):
         size = next(iter(symbols))
         slope, offset = sympy.Poly(factor, size).all_coeffs()
         root = -offset / slope
-        if root.is_integer and root >= 0 and root != 1:
+        if root.is_integer and root >= 0:
             points.add((size.name, int(root)))
     return points
 

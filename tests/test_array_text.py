@@ -73,11 +73,12 @@ def by_area(X):
 
 
 def test_a_zero_check_only_where_the_size_can_be_zero():
-    """This build is called with sizes other than 1 (a size-1 axis has a build of its own), so
-    ``n - 1`` is never 0 and ``2 * n`` only where ``n`` is: one check each time."""
-    for f in (divided, halved):
+    """``2 * n`` is 0 only where ``n`` is: one check; ``n - 1`` is 0 at ``n = 1``, which the
+    gradient object never calls this build with (a size-1 axis has a build of its own) but the
+    code itself (``.function``, an exported module) may meet: a check of its own."""
+    for f, count in ((divided, 2), (halved, 1)):
         source = symgrad.grad(f, shapes={"x": ("n",)}).source
-        assert source.count("== 0:") == 1 and "    if n == 0:\n" in source, source
+        assert source.count("== 0:") == count and "    if n == 0:\n" in source, source
         with pytest.raises(ValueError, match=r"x.shape\[0\] is 0, and the gradient divides"):
             symgrad.grad(f)(np.ones(0))
     x = np.array([1.0, 2.0, 4.0])
@@ -90,6 +91,29 @@ def test_a_zero_check_only_where_the_size_can_be_zero():
     assert source.count("== 0:") == 1  # n * d: 0 where n or d is, a check of its own
     with pytest.raises(ValueError, match="is 0"):
         symgrad.grad(by_area)(np.ones((3, 0)))
+
+
+def spread(x):
+    return np.var(x, ddof=1) + np.std(x, ddof=1)
+
+
+def test_the_code_of_a_general_size_refuses_size_one_where_it_divides_by_n_minus_1():
+    """``np.var``/``np.std`` with ``ddof=1`` divide by ``n - 1``: the code built for general
+    sizes, called directly at ``n = 1`` (as an exported module is), raises the ValueError that
+    names the size instead of Python's ZeroDivisionError (the gradient object at ``n = 1``
+    reads a size-1 build, refused there: the derivative is undefined, NumPy's value is nan)."""
+    g = symgrad.grad(spread, shapes={"x": ("n",)})
+    assert "    if n - 1.0 == 0:\n" in g.source or "    if n - 1 == 0:\n" in g.source, g.source
+    with pytest.raises(ValueError, match=r"n - 1(\.0)? is 0 \(n = x.shape\[0\]\)"):
+        g.function(np.array([2.0]))
+    x = np.array([1.0, 2.0, 4.0])  # var = sum(d^2)/2, std = sqrt(var): d var = d, d std = d/(2 std)
+    deviation = x - x.mean()
+    std = np.sqrt(np.sum(deviation ** 2) / 2)
+    want = deviation + deviation / (2 * std)
+    np.testing.assert_allclose(g.function(x), want, rtol=1e-14)
+    np.testing.assert_allclose(g(x), want, rtol=1e-14)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="undefined"):
+        symgrad.grad(spread)(np.array([2.0]))
 
 
 def test_wrapped_raise_lines_keep_the_message():
