@@ -121,7 +121,7 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     labels = {d: sympy.Symbol(f"{param}.shape[{axis}]") for d, (param, axis) in info.dims.items()}
-    size_checks, cotangent_checks = [], []
+    size_checks, cotangent_checks, ranked = [], [], []
     for p in params:
         if p.name in cotangents:
             shape = info.shapes.resolve(info.shapes.table.get(p, ()))
@@ -138,8 +138,10 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
             for d in shape:
                 read.update(s.name for s in d.free_symbols)
             continue
-        for axis, dim in enumerate(info.shapes.table.get(p, ())):
-            if dim == 1 or info.dims.get(dim) == (p.name, axis):
+        shape = info.shapes.table.get(p, ())
+        ranked.append((p.name, info.shapes.resolve(shape)))
+        for axis, dim in enumerate(shape):
+            if info.dims.get(dim) == (p.name, axis):
                 continue
             given = ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
                                                 ast.Load()), ast.Constant(axis), ast.Load())
@@ -155,7 +157,42 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     sized = {dim.name: f"{param}.shape[{axis}]" for dim, (param, axis) in info.dims.items()
              if dim.name in read}
     unknown = _unknown_size_check(list(sized), sources, function_name) if lazy else []
-    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+    return _rank_check(ranked, function_name) + lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+
+
+def _rank_check(ranked, function_name):
+    """One ``if`` refusing arguments of another rank than the code was built for: ``if X.ndim !=
+    2:`` for one parameter, ``if (w.ndim, X.ndim, y.ndim) != (1, 2, 1):`` for several, raising
+    ``ValueError`` with the shapes given and those built for (``(n, d)``; ``()``: a number). Code
+    built for a rank computes another function at another rank (a (4, 1) ``y`` broadcasts ``X @
+    w - y`` to (4, 4); an array where a number was built is summed away).
+
+    ``ranked``: (parameter name, its shape) for each parameter checked."""
+    from .shapes import show
+    if not ranked:
+        return []
+    def ndim(name):
+        return ast.Attribute(ast.Name(name, ast.Load()), "ndim", ast.Load())
+    if len(ranked) == 1:
+        (name, shape), = ranked
+        test = ast.Compare(ndim(name), [ast.NotEq()], [ast.Constant(len(shape))])
+        parts = [ast.Constant(f"{function_name}: {name}.shape is "), _shape_value(name),
+                 ast.Constant(f"; it must be {show(shape)}")]
+    else:
+        test = ast.Compare(ast.Tuple([ndim(name) for name, _ in ranked], ast.Load()),
+                           [ast.NotEq()], [ast.Tuple([ast.Constant(len(shape)) for _, shape
+                                                      in ranked], ast.Load())])
+        parts = [ast.Constant(f"{function_name}: the arguments' shapes must be " + ", ".join(
+            f"{name} {show(shape)}" for name, shape in ranked) + "; they are ")]
+        for k, (name, _) in enumerate(ranked):
+            parts += [ast.Constant(f"{', ' if k else ''}{name} "), _shape_value(name)]
+    return [ast.If(test, [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
+                                             [_message(parts)], []), None)], [])]
+
+
+def _shape_value(name):
+    return ast.FormattedValue(ast.Attribute(ast.Name(name, ast.Load()), "shape", ast.Load()),
+                              -1, None)
 
 
 def _size_reads(info, read):

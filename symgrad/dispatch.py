@@ -154,7 +154,8 @@ def _size_read(stmt):
 
 
 def _shape_of_name(node):
-    return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(
+    """Whether ``node`` is ``X.shape`` or ``X.ndim`` of a name."""
+    return isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim") and isinstance(
         node.value, ast.Name)
 
 
@@ -165,8 +166,8 @@ def _raises_value_error(stmt):
 
 
 def _reads_shapes_only(node, sizes):
-    """Whether an expression reads nothing but ``X.shape`` of names, the names in ``sizes``,
-    numbers and ``tuple``: a function of the arguments' shapes."""
+    """Whether an expression reads nothing but ``X.shape`` or ``X.ndim`` of names, the names in
+    ``sizes``, ints and ``tuple``: a function of the arguments' shapes."""
     if _shape_of_name(node) or isinstance(node, ast.Constant) and type(node.value) is int:
         return True
     if isinstance(node, ast.Name):
