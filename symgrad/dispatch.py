@@ -2,11 +2,12 @@
 
 ``specialise.Specialisations`` finds the build for a call's library kind and pattern; once a call
 has returned, ``guard`` makes a function (``call``) that an ``ArrayGradientFunction`` calls
-directly (its ``functools.partial`` target) until a call differs: it tests that the call has the
-same number of positional arguments (and no keyword), each of exactly the same type, each array
-of exactly the same shape, and calls the build; any other call goes the long way (``slow``). The
-guard is a function of its own arguments (not ``*args`` mapped through ``getattr``): about 0.3 us
-for four arguments where two tuples built in C and compared cost about 0.8 us.
+directly (its ``functools.partial`` target) until a call differs: it takes the generated
+function's parameters (so it binds a call as that function does), tests that the call gives the
+same ones, each of exactly the same type, each array of exactly the same shape, and calls the
+build; any other call goes the long way (``slow``). The guard is a function of its own
+parameters (not ``*args`` mapped through ``getattr``): about 0.25 us for two arguments where
+two tuples built in C and compared cost about 0.8 us.
 
 ``unchecked`` is the build's own code without what a repeated call has already proved: the
 ``np.asarray(X, dtype=float)`` of an argument that is a float64 NumPy array (it returns ``X``
@@ -15,6 +16,7 @@ arguments' shapes and passed for these shapes and types. Its lines are the build
 same line numbers), so a traceback shows the lines of ``.source``.
 """
 import ast
+import functools
 
 import numpy
 
@@ -33,19 +35,34 @@ def converted_shape_known(kind):
     return kind is numpy.ndarray or kind in _SAFE or issubclass(kind, numpy.generic)
 
 
-def guard(args, function, slow, float64=()):
-    """A function of ``(*args, **kwargs)`` calling ``function(*args)`` when a call has as many
-    positional arguments as ``args``, no keyword, each of exactly its type in ``args``, each array
-    (a value with ``shape``) of exactly its shape there, and the arguments at the positions
-    ``float64`` float64 NumPy arrays (``dtype is FLOAT64``); any other call returns
-    ``slow(*args, **kwargs)``."""
+def guard(args, names, function, slow, float64=()):
+    """The function an ``ArrayGradientFunction`` calls after a call with ``args`` has returned.
+
+    It takes the parameters ``names`` (the generated function's first ``len(args)``, so a call
+    binds positional and keyword arguments as that function does) and calls ``function`` with
+    them when the call gives each of them and nothing else, each of exactly its type in
+    ``args``, each array (a value with ``shape``) of exactly its shape there, and those at the
+    positions ``float64`` float64 NumPy arrays (``dtype is FLOAT64``); any other call goes to
+    ``slow`` as it was made (``_passed``)."""
     types = [type(a) for a in args]
     shaped = tuple(i for i, a in enumerate(args) if getattr(a, "shape", None) is not None)
-    key = (len(args), shaped, tuple(float64))
+    key = (tuple(names[:len(args)]), shaped, tuple(float64))
     factory = _FACTORIES.get(key)
     if factory is None:
         factory = _FACTORIES[key] = _factory(*key)
-    return factory(*types, *(args[i].shape for i in shaped), FLOAT64, function, slow)
+    return factory(*types, *(args[i].shape for i in shaped), FLOAT64, function,
+                   functools.partial(_passed, slow, key[0]), _MISSING)
+
+
+_MISSING = object()  # the guard's default: a parameter the call did not give
+
+
+def _passed(slow, names, values, rest, kwargs):
+    """``slow`` called as the guard was: the values given up to the first one missing by
+    position, those after it by name, then ``rest`` and ``kwargs``."""
+    given = next((k for k, v in enumerate(values) if v is _MISSING), len(values))
+    named = {n: v for n, v in zip(names[given:], values[given:]) if v is not _MISSING}
+    return slow(*values[:given], *rest, **named, **kwargs)
 
 
 def _name(name, store=False):
@@ -56,37 +73,35 @@ def _is(left, right):
     return ast.Compare(left, [ast.Is()], [right])
 
 
-def _factory(count, shaped, float64):
-    """``factory(T0, ..., S<i> for i in shaped, F, function, slow)`` → the guard ``call``, built
-    as an AST (``def call(*args, **kwargs): if not kwargs and len(args) == count: a0, a1 = args;
-    if type(a0) is T0 and a0.shape == S0 and a0.dtype is F ...: return function(*args)``, then
-    ``return slow(*args, **kwargs)``)."""
-    arguments = [f"a{i}" for i in range(count)]
-    tests = [_is(ast.Call(_name("type"), [_name(a)], []), _name(f"T{i}"))
-             for i, a in enumerate(arguments)]
-    tests += [ast.Compare(ast.Attribute(_name(f"a{i}"), "shape", ast.Load()), [ast.Eq()],
-                          [_name(f"S{i}")]) for i in shaped]
-    tests += [_is(ast.Attribute(_name(f"a{i}"), "dtype", ast.Load()), _name("F"))
+def _factory(names, shaped, float64):
+    """``factory(T0, ..., S<i> for i in shaped, F, function, slow, missing)`` → the guard, built
+    as an AST: ``def call(w=missing, X=missing, *rest, **kwargs): if not rest and not kwargs and
+    type(w) is T0 and ... and w.shape == S0 and w.dtype is F ...: return function(w, X)``, then
+    ``return slow((w, X), rest, kwargs)``. The factory's own names start with a prefix no
+    parameter has."""
+    prefix = "_guard_"
+    while any(n.startswith(prefix) for n in names):
+        prefix += "_"
+    rest, kwargs, missing = f"{prefix}rest", f"{prefix}kwargs", f"{prefix}missing"
+    tests = [ast.UnaryOp(ast.Not(), _name(rest)), ast.UnaryOp(ast.Not(), _name(kwargs))]
+    tests += [_is(ast.Call(_name("type"), [_name(a)], []), _name(f"{prefix}T{i}"))
+              for i, a in enumerate(names)]
+    tests += [ast.Compare(ast.Attribute(_name(names[i]), "shape", ast.Load()), [ast.Eq()],
+                          [_name(f"{prefix}S{i}")]) for i in shaped]
+    tests += [_is(ast.Attribute(_name(names[i]), "dtype", ast.Load()), _name(f"{prefix}F"))
               for i in float64]
-    fast = ast.Return(ast.Call(_name("function"), [ast.Starred(_name("args"), ast.Load())], []))
-    body = [fast]
-    if tests:
-        body = [ast.If(tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests), body, [])]
-    if arguments:
-        target = ast.Tuple([_name(a, True) for a in arguments], ast.Store())
-        body = [ast.Assign([target], _name("args"))] + body
-    same = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), _name("kwargs")), ast.Compare(
-        ast.Call(_name("len"), [_name("args")], []), [ast.Eq()], [ast.Constant(count)])])
+    fast = ast.Return(ast.Call(_name(f"{prefix}function"), [_name(a) for a in names], []))
+    slow = ast.Return(ast.Call(_name(f"{prefix}slow"), [
+        ast.Tuple([_name(a) for a in names], ast.Load()), _name(rest), _name(kwargs)], []))
     call = ast.FunctionDef(
-        "call", ast.arguments([], [], ast.arg("args"), [], [], ast.arg("kwargs"), []),
-        [ast.If(same, body, []), ast.Return(ast.Call(
-            _name("slow"), [ast.Starred(_name("args"), ast.Load())],
-            [ast.keyword(None, _name("kwargs"))]))], [], None)
-    parameters = [f"T{i}" for i in range(count)] + [f"S{i}" for i in shaped] + [
-        "F", "function", "slow"]
-    factory = ast.FunctionDef("factory", ast.arguments([], [ast.arg(p) for p in parameters],
-                                                       None, [], [], None, []),
-                              [call, ast.Return(_name("call"))], [], None)
+        "call", ast.arguments([], [ast.arg(a) for a in names], ast.arg(rest), [], [],
+                              ast.arg(kwargs), [_name(missing) for _ in names]),
+        [ast.If(ast.BoolOp(ast.And(), tests), [fast], []), slow], [], None)
+    parameters = [f"T{i}" for i in range(len(names))] + [f"S{i}" for i in shaped] + [
+        "F", "function", "slow", "missing"]
+    factory = ast.FunctionDef("factory", ast.arguments(
+        [], [ast.arg(prefix + p) for p in parameters], None, [], [], None, []),
+        [call, ast.Return(_name("call"))], [], None)
     module = ast.fix_missing_locations(ast.Module([factory], []))
     namespace = {}
     exec(compile(module, "<symgrad call guard>", "exec"), namespace)  # noqa: S102 - our own AST

@@ -183,15 +183,16 @@ class Specialisations:
         """The guard of a call of ``built`` with ``args`` that has returned (``dispatch``): for
         NumPy code and arguments whose converted shapes their types give, it calls the build's
         code without the conversions of its float64 NumPy arrays and without its size checks."""
+        code = built.func.__code__
+        names = code.co_varnames[:code.co_argcount]
         if library != "numpy" or built.backend != "numpy" or not all(
                 converted_shape_known(type(a)) for a in args):
-            return guard(args, built.func, self)
-        code = built.func.__code__
+            return guard(args, names, built.func, self)
         float64 = tuple(i for i, a in enumerate(args[:code.co_argcount])
                         if type(a) is numpy.ndarray and a.dtype is FLOAT64)
-        names = tuple(code.co_varnames[i] for i in float64)
-        function = self._unchecked.get((built, names))
+        converted = tuple(names[i] for i in float64)
+        function = self._unchecked.get((built, converted))
         if function is None:
-            function = self._unchecked[(built, names)] = unchecked(built.func, built.source,
-                                                                   names)
-        return guard(args, function, self, float64)
+            function = self._unchecked[(built, converted)] = unchecked(built.func, built.source,
+                                                                       converted)
+        return guard(args, names, function, self, float64)

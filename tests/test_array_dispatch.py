@@ -69,9 +69,17 @@ def test_every_other_kind_of_argument_gives_its_own_numbers():
     for args in calls + calls[::-1]:
         for _ in range(2):  # the second call goes through the guard of the first
             assert_gradient(g(*args), args)
-    got = g(w, b, X=X, y=y)
-    assert_gradient(got, (w, b, X, y))
-    assert target(g) is g.specialisations  # a keyword call: the next one takes the long way
+    guarded = target(g)
+    assert_gradient(g(w, b, X=X, y=y), (w, b, X, y))  # bound as the generated function binds
+    assert_gradient(g(y=y, X=X, b=b, w=w), (w, b, X, y))
+    assert target(g) is guarded  # the same parameters, types and shapes: the same guard
+    other = data(n=6, d=4)
+    assert_gradient(g(other[0], b=other[1], X=other[2], y=other[3]), other)
+    assert target(g) not in (guarded, g.specialisations)  # the guard of the new shapes
+    assert_gradient(g(*other), other)
+    assert_gradient(g(w, b, X, y, **{}), (w, b, X, y))
+    with pytest.raises(TypeError):
+        g(w, b, X, y, X=X)  # as the generated function refuses it
 
 
 def test_a_size_that_differs_after_a_good_call_is_still_refused():
