@@ -3,7 +3,7 @@
 Not collected by pytest; run by hand:
 
     python tests/benchmarks/bench_arrays.py [--only A1,A3] [--sizes small,large] [--repeat 7]
-                                            [--threads 1] [--source] [--split]
+                                            [--budget 4] [--threads 1] [--source] [--split]
 
 Prints, per workload and size and all in one process: the build time (source → compiled gradient,
 with ``shapes=`` so no call is timed with it; one build serves both sizes; the one-time import of
@@ -11,8 +11,10 @@ SymPy and symgrad's pipeline is timed apart, first, and printed in the header), 
 the primal, of symgrad's gradient (called through the ``GradientFunction``, as a user calls it) and
 of the hand-written gradient, grad/hand, and the peak memory (tracemalloc, which sees NumPy's
 buffers) of one call of symgrad's gradient against one of the hand-written one, with their ratio.
-Times are the best of --repeat interleaved rounds (each round times every function once, so a slow
-spell of the machine hits all three alike); read the ratios, not the absolute times. Every gradient
+Times are the best of interleaved rounds (each round times every function once, over about 5 ms
+or one call, so a slow spell of the machine hits all three alike), as many as fit in --budget
+seconds per line and at least --repeat: many short rounds, so that the minimum finds the quiet
+moments of a shared machine; read the ratios, not the absolute times. Every gradient
 is checked against the hand one (relative 1e-9) before it is timed. BLAS runs on --threads threads
 (default 1, as in the peer benchmark), set before NumPy is imported. --source prints the generated
 gradient of each workload.
@@ -31,7 +33,7 @@ import sys
 import time
 
 from measure import (best_of_short_rounds, human_bytes, human_time, limit_threads, peak_bytes,
-                     per_call, workload_arguments)
+                     workload_arguments)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,6 +58,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     workload_arguments(parser)
     parser.add_argument("--source", action="store_true", help="print each generated gradient")
+    parser.add_argument("--budget", type=float, default=4.0,
+                        help="seconds of timing rounds per workload and size")
     parser.add_argument("--split", action="store_true",
                         help="print where a call's time goes (dispatch, prologue, body)")
     options = parser.parse_args()
@@ -74,7 +78,8 @@ def main():
     keys = options.only.split(",") if options.only else list(workloads.WORKLOADS)
     sizes = options.sizes.split(",")
     print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, symgrad "
-          f"{symgrad.__version__}; {blas_text(numpy)}; best of {options.repeat} rounds; "
+          f"{symgrad.__version__}; {blas_text(numpy)}; best of rounds of ~5 ms for "
+          f"{options.budget:g} s (at least {options.repeat}) per line; "
           f"importing SymPy and the pipeline {imports:.2f} s")
     if options.split:
         return split(symgrad, workloads, keys, sizes)
@@ -93,8 +98,9 @@ def main():
             got, want = as_tuple(gradient(*args)), workload.hand(*args)
             worst = workloads.max_rel_err(got, want)
             assert worst < 1e-9, f"{key} {size}: symgrad and the hand gradient differ by {worst}"
-            t_primal, t_grad, t_hand = per_call((workload.f, gradient, workload.hand), args,
-                                                options.repeat)
+            t_primal, t_grad, t_hand = best_of_short_rounds(
+                (workload.f, gradient, workload.hand), args, repeat=1000, budget=options.budget,
+                at_least=options.repeat)
             m_grad, m_hand = peak_bytes(gradient, args), peak_bytes(workload.hand, args)
             print(f"{key:3} {size:5} {build:7.2f} {human_time(t_primal):>9} "
                   f"{human_time(t_grad):>9} {human_time(t_hand):>9} {t_grad / t_hand:9.2f} "

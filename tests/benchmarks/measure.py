@@ -55,16 +55,20 @@ def per_call(functions, args, repeat, at_least=None):
     return [min(times) for times in rounds(functions, args, repeat, at_least)]
 
 
-def best_of_short_rounds(functions, args, repeat=150, seconds=0.005):
-    """Best per-call seconds of each function over ``repeat`` interleaved rounds of about
-    ``seconds`` each (many short rounds: the minimum finds the quiet moments of a shared
-    machine, which a few 0.2 s rounds may all miss); one number of calls for every function,
-    from the last one's speed."""
+def best_of_short_rounds(functions, args, repeat=150, seconds=0.005, budget=None, at_least=1):
+    """Best per-call seconds of each function over interleaved rounds of about ``seconds`` each
+    (at least one call): many short rounds, so that the minimum finds the quiet moments of a
+    shared machine, which a few 0.2 s rounds may all miss. One number of calls for every
+    function, from the last one's speed. ``repeat`` rounds, or with ``budget`` (seconds) as many
+    as fit in it, at least ``at_least`` and at most ``repeat``."""
     timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
     count, elapsed = timers[-1].autorange()
     number = max(1, int(count * seconds / elapsed))
-    best = [float("inf")] * len(functions)
-    for _ in range(repeat):
+    best = [timer.timeit(number) / number for timer in timers]  # the first round
+    rounds = repeat
+    if budget is not None:
+        rounds = max(at_least, min(repeat, int(budget / (sum(best) * number))))
+    for _ in range(rounds - 1):
         for k, timer in enumerate(timers):
             best[k] = min(best[k], timer.timeit(number) / number)
     return best
