@@ -9,7 +9,6 @@ the pipeline (frontend, differentiate, emit), inside the functions that use it; 
 from . import dependencies, diskcache
 from .assemble import (array_gradient, build_derivative, normalize_wrt, sympy_settings,
                        wrt_variables)
-from .assemble import primal_program as _primal_program  # noqa: F401  (check.py reads it here)
 from .cache import BuildCache
 from .errors import OptionError, public_entry
 from .function import ArrayGradientFunction, GradientFunction

@@ -23,7 +23,8 @@ the two programs and joins the halves into the verdict (array code: ``array_chec
 """
 from sympy.core.parameters import distribute
 
-from .api import GradientFunction, _primal_program, grad, normalize_wrt
+from .api import GradientFunction, grad
+from .assemble import normalize_wrt, primal_program
 from .array_check import check_arrays
 from .check_numeric import RANDOM_POINTS, _Numbers, _random_points
 from .check_report import GradientCheck, _is_zero
@@ -112,7 +113,7 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
     if isinstance(points, bool) or (isinstance(points, int) and points < 1):
         raise OptionError(f"points must be point tuples or a number of points >= 1, not "
                           f"{points!r}")
-    primal = _primal_program(f, (), wrt)
+    primal = primal_program(f, (), wrt)
     wrt_names, _single = normalize_wrt(primal, wrt)
     hand = _hand_program(df)
     if len(hand.outputs) != len(wrt_names):
