@@ -337,6 +337,17 @@ def _size_expression(value):
 
 
 def _size(value):
-    """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
-    return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
-        is_dim(s) for s in value.free_symbols)
+    """Whether ``value`` is an array size (an integer expression of dimension symbols). The
+    symbols are looked at first, once per shared node: SymPy's ``is_integer`` of a large scalar
+    expression (``acos`` of one asks ``abs`` of its argument) took seconds."""
+    if not isinstance(value, sympy.Expr) or value.is_Number:
+        return False
+    stack, seen = [value], set()
+    while stack:
+        node = stack.pop()
+        if node.is_Symbol and not is_dim(node):
+            return False
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.args)
+    return bool(value.is_integer)

@@ -22,7 +22,8 @@ from .intermediate import perturbed, unperturbed
 from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
                       tree_size)
 from .functions import StopGradient, Undefined, Value
-from .realpower import RealPower, differentiable, slope
+from .imaginary import real_partial
+from .realpower import RealPower, differentiable, slope, weighted
 from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, rebuilt, repeated, rule_for_class
 from .written import AsWritten, compares, holds_its_value, names_back
 
@@ -139,7 +140,7 @@ def _function_derivative(node, d):
             partial = rule_derivative(node, i)
         else:
             try:
-                partial = node.fdiff(i + 1)
+                partial = real_partial(node, i + 1)  # never SymPy's sqrt(-y**2) = I*Abs(y)
             except Exception as exc:  # noqa: BLE001 - SymPy raises several kinds here
                 raise SymgradError(f"symgrad does not know the derivative of "
                                    f"{type(node).__name__}: {exc}") from None
@@ -405,7 +406,7 @@ def _reverse(program, out, out_name, symbols, names, assignments):
             if partial != 0:
                 if every:  # memoised: the partials share their sub-expressions
                     partial = names_back(partial, every, exact, back)
-                adjoints.setdefault(s, []).append(seed * partial)
+                adjoints.setdefault(s, []).append(weighted(seed, partial))
 
     values = {a.target: a.expr for a in program.bindings}  # for _vanishes
     push(out, S.One)
