@@ -165,9 +165,15 @@ def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
             count = len(theirs)
             raise OutputShapeError(f"`{getattr(df, '__name__', df)}` returns {count} value"
                                    f"{'s' * (count != 1)} for {len(ours)} wrt {gradient.wrt}")
+        try:
+            theirs = [np.asarray(b, dtype=float) for b in theirs]
+        except (TypeError, ValueError):  # reported as a difference
+            raised.append(f"df returns {_not_numbers(theirs)} at sizes {sizes}, not an array "
+                          "of numbers")
+            continue
         evaluated += 1
         for name, a, b in zip(names, ours, theirs):
-            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+            a = np.asarray(a, dtype=float)
             error = float(np.max(np.abs(b - a) / np.maximum(1.0, np.abs(a)), initial=0.0)) if (
                 a.shape == b.shape) else math.inf
             error = math.inf if math.isnan(error) else error
@@ -272,6 +278,17 @@ def _precise(undecided, params, concrete, rtol, seed):
         if evaluated == PRECISE_POINTS:
             break
     return differing, evaluated
+
+
+def _not_numbers(values):
+    """The first of ``values`` that NumPy cannot read as float numbers, shown short."""
+    for value in values:
+        try:
+            np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            text = repr(value)
+            return text if len(text) <= 60 else text[:57] + "..."
+    return repr(values)
 
 
 def _low(attempt):
