@@ -39,6 +39,7 @@ import importlib
 import numpy as np
 import sympy
 
+from .argument_refusals import index_argument, labels
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
                            SLOGDET_SIGN, SOLVE)
@@ -163,6 +164,9 @@ def _read_take_along_axis(ctx, arr, indices=REQUIRED, axis=REQUIRED):
     x = ctx.array(arr)
     shape = ctx.shape(x)
     found = ctx.constant_indices(indices)
+    name = index_argument(ctx.node, ctx.frame) if found is None else None
+    if name:  # np.take_along_axis(logp, labels[:, None], axis=1): labels passed as an argument
+        ctx.fail(*labels(name))
     if found is None or axis is None or found.ndim != len(shape):
         ctx.fail("np.take_along_axis is supported with a constant int array of the array's rank "
                  "and an axis", "index with np.arange rows: x[np.arange(n), LABELS]")

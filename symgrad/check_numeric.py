@@ -52,8 +52,10 @@ class _Numbers:
         returned, mine = mine, tuple(_number(value) for value in mine)
         if None in mine:
             value = returned[mine.index(None)]
-            self.raised.append(f"df returns {_a(type(value).__name__)} at {point}, not a "
-                               f"number: {value!r}")
+            shape = getattr(value, "shape", None)
+            what = f"an array of shape {shape}" if isinstance(shape, tuple) else \
+                f"{_a(type(value).__name__)}: {value!r}"
+            self.raised.append(f"df returns {what} at {point}, not a number")
             self.df_raised = True
             return
         precise_ours = _precise(self.derivative, point)

@@ -64,6 +64,8 @@ class GradientCheck:
             expression over the size budget of ``check_symbolic``, named with its size), or None
             where it was (or the difference was 0 at once); the numbers decide those components.
             Array code: a note per element of the concrete shape skipped so (``"dX[0,1]: ..."``).
+        shapes_differ: array code: component name → (the first random size where ``df``'s
+            result has another shape than symgrad's, ``"shape (2,) by df, (5,) by symgrad"``).
     """
 
     verdict: str
@@ -89,6 +91,7 @@ class GradientCheck:
     symbolic_note: str = None
     precise_points: int = 0
     skipped: tuple = ()
+    shapes_differ: dict = field(default_factory=dict)
 
     def __bool__(self):
         """True only for the verdict "equal" (so ``assert check_grad(f, df)`` fails for

@@ -621,7 +621,7 @@ def test_a_df_outside_the_language_is_compared_in_floats():
 def test_a_df_returning_what_is_not_a_number_is_different(capsys):
     report = symgrad.check_grad(square, square_grad_none, points=[2.0])
     assert report.verdict == "different"
-    assert report.raised == ["df returns a NoneType at (2.0,), not a number: None"]
+    assert report.raised == ["df returns a NoneType: None at (2.0,), not a number"]
     capsys.readouterr()
 
 
@@ -635,3 +635,48 @@ def test_a_report_is_true_only_when_equal():
         None  # assert_grad lets "undecided" pass
     with pytest.raises(AssertionError):
         assert symgrad.check_grad(square, square_grad_logged_wrong, points=[0.5])
+
+
+def square_grad_array(x):
+    return np.array([2.0 * x, 0.0])
+
+
+def least_squares(X, w, y):
+    r = X @ w - y
+    return np.sum(r * r) / X.shape[0]
+
+
+def least_squares_grad_two(X, w, y):  # right only when d = 2, and wrong in value there
+    return np.zeros(2)
+
+
+def least_squares_grad_residual(X, w, y):  # the gradient of the residual's shape (n,)
+    return 2.0 * (X @ w - y) / X.shape[0]
+
+
+LEAST_SQUARES = {"X": ("n", "d"), "w": ("d",), "y": ("n",)}
+
+
+def test_a_gradient_of_another_shape_is_reported_as_such():
+    # it said "relative error inf" only. The concrete shape is n=3, d=2, so np.zeros(2) has
+    # w's shape there (its values differ: 2 X^T r / n is not 0); the random sizes catch it
+    report = symgrad.check_grad(least_squares, least_squares_grad_two, wrt="w",
+                                shapes=LEAST_SQUARES)
+    assert report.verdict == "different" and report.elements == {"dleast_squares_dw": ((0,), (1,))}
+    assert report.shapes_differ == {"dleast_squares_dw": ("n=6, d=5",
+                                                          "shape (2,) by df, (5,) by symgrad")}
+    lines = str(report).splitlines()
+    assert lines[2:] == [
+        "  dleast_squares_dw differs in shape at the random size n=6, d=5: shape (2,) by df, "
+        "(5,) by symgrad",
+        "  worst random size n=6, d=5: dleast_squares_dw (shape (2,) by df, (5,) by symgrad)"]
+    # of the shape (n,): it differs on the concrete shape already
+    report = symgrad.check_grad(least_squares, least_squares_grad_residual, wrt="w",
+                                shapes=LEAST_SQUARES)
+    assert str(report).splitlines()[1:] == [
+        "  dleast_squares_dw differs on the shape n=3, d=2: shape (3,) by df, (2,) by symgrad",
+        "  worst random size n=6, d=5: dleast_squares_dw (shape (6,) by df, (5,) by symgrad)"]
+    # scalar code: an array is not a number
+    report = symgrad.check_grad(square, square_grad_array, points=[1.5])
+    assert report.verdict == "different"
+    assert report.raised == ["df returns an array of shape (2,) at (1.5,), not a number"]
