@@ -42,8 +42,9 @@ class _Numbers:
         try:
             mine = _as_tuple(_call(df, self.primal, point))
         except Exception as exc:  # noqa: BLE001 - df is the code under test: any error counts
+            detail = " ".join(str(exc).split())
             self.raised.append(f"df raises {type(exc).__name__} at {point} where symgrad gives "
-                               f"{ours}")
+                               f"{ours}" + (f": {detail}" if detail else ""))
             self.df_raised = True
             return
         if len(mine) != len(ours):  # df not read from source: its count is known only now
