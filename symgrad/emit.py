@@ -125,7 +125,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         name for name in converted if name not in data], [
         p.name for p in program.params if arrays is not None and arrays.shapes.of(p)]))
     if arrays is not None:
-        prelude.extend(size_lines(arrays, body, program.params, function_name,
+        prelude.extend(size_lines(arrays, body, [p for p in program.params
+                                                 if p.name not in program.static], function_name,
                                   getattr(program, "cotangent_outputs", None),
                                   printer.lazy or backend != "numpy"))  # array_api runs on Dask
         invented = names - given - set(results.values())  # common terms, index adjoint buffers
