@@ -37,6 +37,9 @@ class Backend:
         mutable: arrays may be written in place (``z[1:] += g``); False for JAX.
         names: NumPy function names (after ``np.``) spelled otherwise in this library, for the
             array rows and written calls (elementwise functions have their ``rules`` column).
+        literal: the constructor an exported module writes a constant array of the primal's
+            module with (``torch.tensor([0, 2], dtype=torch.int64)``): a name the import lines
+            bind, whose module also has the dtypes, ``nan`` and ``inf`` (None: no arrays).
     """
 
     name: str
@@ -47,6 +50,7 @@ class Backend:
     vectorised: bool = True
     mutable: bool = True
     names: dict = field(default_factory=dict)
+    literal: str = None
 
     def spelling(self, dotted):
         """The name of the NumPy function ``dotted`` ("np.concatenate") in this library
@@ -99,18 +103,20 @@ class Backend:
 
 BACKENDS = {
     "math": Backend("math", "math", "import math", vectorised=False),
-    "numpy": Backend("numpy", "np", "import numpy as np", packages=("numpy",)),
+    "numpy": Backend("numpy", "np", "import numpy as np", packages=("numpy",),
+                     literal="np.array"),
     "jax": Backend("jax", "jnp", "import jax.numpy as jnp", packages=("jax",), extra="jax",
-                   mutable=False),
+                   mutable=False, literal="jnp.array"),
     "torch": Backend("torch", "torch", "import torch", packages=("torch",), extra="torch",
                      names={"power": "pow", "concatenate": "cat", "transpose": "permute",
-                            "max": "amax", "min": "amin"}),
+                            "max": "amax", "min": "amin"}, literal="torch.tensor"),
     "array_api": Backend("array_api", "xp", "from array_api_compat import array_namespace, "
                          "device, is_numpy_array, numpy as compat_numpy",
                          packages=("array_api_compat",), extra="array-api",
                          mutable=False,
                          names={"power": "pow", "concatenate": "concat",
-                                "transpose": "permute_dims", "cumsum": "cumulative_sum"}),
+                                "transpose": "permute_dims", "cumsum": "cumulative_sum"},
+                         literal="compat_numpy.asarray"),
 }
 """Backend name → its ``Backend``, in the order the documentation lists them. ``array_api`` is
 not ``mutable``: one text must also run on JAX arrays."""

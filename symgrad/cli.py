@@ -300,7 +300,9 @@ def _build_parser():
 
     export_parser = commands.add_parser(
         "export", help="write the gradient of FILE:FUNC as a standalone module",
-        description="Write a module that imports only math (or numpy) and holds the gradient.")
+        description="Write a module that holds the gradient and imports only its backend's "
+                    "library (math, numpy, jax.numpy, torch or array_api_compat; scipy.special "
+                    "where the gradient calls it), with the constant arrays it reads.")
     export_parser.add_argument("target", type=target, metavar="FILE:FUNC",
                                help="a Python file and the name of a function defined in it")
     export_parser.add_argument("-o", "--output", required=True, metavar="OUT.py",
