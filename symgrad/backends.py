@@ -40,6 +40,9 @@ class Backend:
         literal: the constructor an exported module writes a constant array of the primal's
             module with (``torch.tensor([0, 2], dtype=torch.int64)``): a name the import lines
             bind, whose module also has the dtypes, ``nan`` and ``inf`` (None: no arrays).
+        dask: its code may be called with Dask arrays, whose sizes may be unknown (``nan``), so
+            the code refuses those (only "array_api", through ``array_api_compat``; the numpy
+            backend's lazy specialisation does the same).
     """
 
     name: str
@@ -51,6 +54,7 @@ class Backend:
     mutable: bool = True
     names: dict = field(default_factory=dict)
     literal: str = None
+    dask: bool = False
 
     def spelling(self, dotted):
         """The name of the NumPy function ``dotted`` ("np.concatenate") in this library
@@ -116,7 +120,7 @@ BACKENDS = {
                          mutable=False,
                          names={"power": "pow", "concatenate": "concat",
                                 "transpose": "permute_dims", "cumsum": "cumulative_sum"},
-                         literal="compat_numpy.asarray"),
+                         literal="compat_numpy.asarray", dask=True),
 }
 """Backend name → its ``Backend``, in the order the documentation lists them. ``array_api`` is
 not ``mutable``: one text must also run on JAX arrays."""

@@ -343,7 +343,8 @@ def _add_build_options(parser):
                              "names, or parameter indices, separated by commas (default: every "
                              "parameter without a default)")
     parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
-                        help="math (floats, the default), numpy (elementwise on arrays), jax, "
+                        help="math (floats: the default for scalar code), numpy (elementwise "
+                             "on arrays: the default for array code, given --shapes), jax, "
                              "torch or array_api (docs/backends.md)")
     _add_strategy(parser)
     _add_shapes(parser)
