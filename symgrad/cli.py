@@ -309,7 +309,9 @@ def _build_parser():
 
     export_parser = commands.add_parser(
         "export", help="write the gradient of FILE:FUNC as a standalone module",
-        description="Write a module that imports only math (or numpy) and holds the gradient.")
+        description="Write a module that holds the gradient and imports only its backend's "
+                    "library (math, numpy, jax.numpy, torch or array_api_compat; scipy.special "
+                    "where the gradient calls it), with the constant arrays it reads.")
     export_parser.add_argument("target", type=target, metavar="FILE:FUNC",
                                help="a Python file and the name of a function defined in it")
     export_parser.add_argument("-o", "--output", required=True, metavar="OUT.py",
@@ -350,7 +352,8 @@ def _add_build_options(parser):
                              "names, or parameter indices, separated by commas (default: every "
                              "parameter without a default)")
     parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
-                        help="math (floats, the default), numpy (elementwise on arrays), jax, "
+                        help="math (floats: the default for scalar code), numpy (elementwise "
+                             "on arrays: the default for array code, given --shapes), jax, "
                              "torch or array_api (docs/backends.md)")
     _add_strategy(parser)
     _add_shapes(parser)
