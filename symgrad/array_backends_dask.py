@@ -192,21 +192,23 @@ def _one_hot(printer, target, shape, spec, value, names):
 
 
 def product_ast(dims):
-    """The product of sizes as Python arithmetic, one factor each (``n * n``: SymPy's ``n**2``
-    has no printed size)."""
-    dims = [d for d in dims if d != 1] or [sympy.Integer(1)]
-    node = int_ast(dims[0])
-    for d in dims[1:]:
-        node = ast.BinOp(node, ast.Mult(), int_ast(d))
+    """The product of sizes (SymPy sizes, or the ``ast`` of each) as Python arithmetic, one factor
+    each (``n * n``: SymPy's ``n**2`` has no printed size)."""
+    nodes = [d if isinstance(d, ast.AST) else int_ast(d) for d in dims
+             if isinstance(d, ast.AST) or d != 1] or [ast.Constant(1)]
+    node = nodes[0]
+    for d in nodes[1:]:
+        node = ast.BinOp(node, ast.Mult(), d)
     return node
 
 
 def flat_positions(printer, lead, spec, call=None):
-    """The ``ast`` of the positions ``spec`` picks in an array of shape ``lead`` numbered in C
-    order, as NumPy picks them (``-1`` the last; an index out of range raises NumPy's
-    ``IndexError``, as the primal does): ``np.arange(n)[INDEX]`` for one axis; for several,
-    a sum per axis of its index times its stride, each read through a broadcast view of
-    ``np.arange`` (no array of every position)::
+    """The ``ast`` of the positions ``spec`` picks in an array of shape ``lead`` (SymPy sizes or
+    the ``ast`` of each) numbered in C order, as NumPy picks them (``-1`` the last; an index out
+    of range raises NumPy's ``IndexError``, as the primal does): ``np.arange(n)[INDEX]`` for one
+    axis, ``np.reshape(np.arange(6), (2, 3))[MASK_rows, MASK_columns]`` for sizes known when the
+    gradient is built; else a sum per axis of its index times its stride, each read through a broadcast
+    view of ``np.arange`` (no array of every position)::
 
         np.broadcast_to(np.reshape(np.arange(n) * d, (-1, 1)), (n, d))[steps, steps]
             + np.broadcast_to(np.arange(d), (n, d))[steps, steps]
@@ -217,19 +219,23 @@ def flat_positions(printer, lead, spec, call=None):
         def call(function, args, keywords=()):
             return _call(printer, f"np.{function}", args, keywords)
     index = spec_ast(spec)
+    if len(lead) > 1 and all(isinstance(d, sympy.Integer) for d in lead):  # sizes known: few
+        return ast.Subscript(call("reshape", [call("arange", [product_ast(lead)]), dims_ast(
+            lead)]), index, ast.Load())
+    lead = [d if isinstance(d, ast.AST) else int_ast(d) for d in lead]
     if len(lead) == 1:
-        return ast.Subscript(call("arange", [int_ast(lead[0])]), index, ast.Load())
+        return ast.Subscript(call("arange", lead), index, ast.Load())
     terms = []
     for k, size in enumerate(lead):
-        stride = [d for d in lead[k + 1:] if d != 1]
-        steps = call("arange", [int_ast(size)])
+        stride = [d for d in lead[k + 1:] if not (isinstance(d, ast.Constant) and d.value == 1)]
+        steps = call("arange", [size])
         if stride:
             steps = ast.BinOp(steps, ast.Mult(), product_ast(stride))
         if k < len(lead) - 1:
             steps = call("reshape", [steps, ast.Tuple([ast.Constant(-1)] + [ast.Constant(1)] * (
                 len(lead) - k - 1), ast.Load())])
-        terms.append(ast.Subscript(call("broadcast_to", [steps, dims_ast(lead)]), index,
-                                   ast.Load()))
+        terms.append(ast.Subscript(call("broadcast_to", [steps, ast.Tuple(lead, ast.Load())]),
+                                   index, ast.Load()))
     total = terms[0]
     for term in terms[1:]:
         total = ast.BinOp(total, ast.Add(), term)

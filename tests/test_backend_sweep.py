@@ -110,11 +110,6 @@ REFUSED = {  # (case, run) -> what the refusal says the library lacks
 
 
 KNOWN = {  # (case, run): known broken (a crash, never a wrong number), strict: fixed is news
-    **{(f.__name__, run): "array_api_strict takes no index array beside a slice or an axis left"
-       for f in (A.mask_cubes, A.mask_negated, A.mask_beside_an_int, A.mask_after_ellipsis,
-                 A.literal_mask, A.mask_of_rank_three, A.taken_along_rows, R.upper_constant)
-       for run in ("array_api-strict", "array_api-dask")},
-    ("mask_where", "array_api-strict"): "a Python int 0 in np.where with float arrays",
     ("s_digamma", "dask"): "scipy.special.polygamma is not a ufunc: it computes a Dask array",
 }
 
