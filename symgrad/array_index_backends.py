@@ -378,26 +378,32 @@ def _added(printer, target, index, value):
 
 
 def _gathered_scatter(printer, target, shape, spec, value, names):
-    """``np.add.at(target, spec, value)`` in the Array API, which has no scatter-add: by gathers
-    (``xp.take``), in rounds, each adding the first element of ``value`` left for every element
-    of ``target`` (distinct elements: a gather from ``value`` and a zero row puts them in place)::
+    """``np.add.at(target, spec, value)`` in the Array API, which has no scatter-add: the sums of
+    the rows picked (distinct: ``_picked``) accumulated in an array of their own by gathers
+    (``xp.take``), in rounds, each adding the next element of ``value`` of every row picked (its
+    ``_round``-th in the order of the index, or a zero row), then put in place by one gather from
+    the sums and ``target`` (every other row its own)::
 
         _rows = compat_numpy.reshape(compat_numpy.arange(n)[INDEX], (-1,))
+        _picked, _group = compat_numpy.unique(_rows, return_inverse=True)
+        _order = compat_numpy.argsort(_group, kind='stable')
+        _first = compat_numpy.searchsorted(_group[_order], compat_numpy.arange(_picked.size))
+        _count = compat_numpy.bincount(_group, minlength=_picked.size)
         _padded = xp.concat([xp.reshape(item, (-1, k)), xp.zeros((1, k), ...)])
-        _left = compat_numpy.arange(_rows.size)
-        while _left.size:
-            _picked, _first = compat_numpy.unique(_rows[_left], return_index=True)
-            _from = compat_numpy.full(n, _rows.size)
-            _from[_picked] = _left[_first]
-            scattered = scattered + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
-            _left = compat_numpy.delete(_left, _first)
+        _summed = xp.take(scattered, xp.asarray(_picked, device=device(E)), axis=0)
+        for _round in range(int(_count.max(initial=0))):
+            _from = compat_numpy.where(_round < _count, _order[...], _rows.size)
+            _summed = _summed + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
+        _place = compat_numpy.arange(n) + _picked.size
+        _place[_picked] = compat_numpy.arange(_picked.size)
+        scattered = xp.take(xp.concat([_summed, scattered]), xp.asarray(_place, ...), axis=0)
 
     ``_rows`` numbers the elements of the indexed axes as NumPy picks them (``-1`` is the last; an
     index out of range raises NumPy's ``IndexError``), computed with NumPy from the constant
-    index arrays (under ``jax.jit`` too: the sizes are static). Each element adds its values in
-    the order of the index, as ``np.add.at`` does (the same float); there are as many rounds as
-    the most repeated element's count. Several indexed axes (``L[I, J]``) are numbered
-    together."""
+    index arrays (under ``jax.jit`` too: the sizes are static). Each row adds its values to what
+    ``target`` holds there in the order of the index, as ``np.add.at`` does (the same floats);
+    there are as many rounds as the most repeated row's count, each a gather of the rows picked
+    (not of every row of ``target``). Several indexed axes (``L[I, J]``) are numbered together."""
     from .array_nodes import int_ast
     lead, rest = shape[:len(spec)], shape[len(spec):]
 
@@ -412,31 +418,51 @@ def _gathered_scatter(printer, target, shape, spec, value, names):
         store = [ast.Name(t, ast.Store()) for t in targets]
         return ast.Assign([store[0] if len(store) == 1 else ast.Tuple(store, ast.Store())],
                           value_, lineno=None)
-    rows, padded, left, picked, first, from_ = (fresh_name(f"_{n}", names) for n in (
-        "rows", "padded", "left", "picked", "first", "from"))
+    rows, picked, group, order, first, count, padded, summed, round_, from_, place = (
+        fresh_name(f"_{n}", names) for n in ("rows", "picked", "group", "order", "first",
+                                             "count", "padded", "summed", "round", "from",
+                                             "place"))
     from .array_backends_dask import flat_positions, product_ast
+    cells = product_ast(lead)
     flat = ast.Tuple([ast.Constant(-1)] + [int_ast(d) for d in rest], ast.Load())
     zero = _call(printer, "np.zeros", [ast.Tuple([ast.Constant(1)] + [
         int_ast(d) for d in rest], ast.Load())], like_reference(printer))
-    size = ast.Attribute(name(rows), "size", ast.Load())
-    gathered = _call(printer, "np.take", [name(padded), _call(
-        printer, "np.asarray", [name(from_)], [("device", _device(printer))])],
-        [("axis", ast.Constant(0))])
+    size, distinct_ = (ast.Attribute(name(n), "size", ast.Load()) for n in (rows, picked))
+
+    def take(array, index):
+        return _call(printer, "np.take", [array, _call(printer, "np.asarray", [index], [
+            ("device", _device(printer))])], [("axis", ast.Constant(0))])
+    buffer = _call(printer, "np.reshape", [name(target), flat]) if len(lead) > 1 else name(target)
+    placed = take(_call(printer, "np.concatenate", [ast.List([name(summed), buffer], ast.Load())]),
+                  name(place))
     if len(lead) > 1:
-        gathered = _call(printer, "np.reshape", [gathered, dims_ast(shape)])
-    rounds = ast.While(ast.Attribute(name(left), "size", ast.Load()), [
-        assign([picked, first], np_call("unique", [ast.Subscript(
-            name(rows), name(left), ast.Load())], [("return_index", ast.Constant(True))])),
-        assign([from_], np_call("full", [product_ast(lead), size])),
-        ast.Assign([ast.Subscript(name(from_), name(picked), ast.Store())], ast.Subscript(
-            name(left), name(first), ast.Load()), lineno=None),
-        assign([target], ast.BinOp(name(target), ast.Add(), gathered)),
-        assign([left], np_call("delete", [name(left), name(first)]))], [])
-    return [assign([rows], np_call("reshape", [flat_positions(printer, lead, spec, np_call),
-                                               ast.Tuple([ast.Constant(-1)], ast.Load())])),
-            assign([padded], _call(printer, "np.concatenate", [ast.List([_call(
-                printer, "np.reshape", [value, flat]), zero], ast.Load())])),
-            assign([left], np_call("arange", [size])), rounds]
+        placed = _call(printer, "np.reshape", [placed, dims_ast(shape)])
+    taken = ast.Subscript(name(order), np_call("minimum", [ast.BinOp(name(first), ast.Add(), name(
+        round_)), ast.BinOp(size, ast.Sub(), ast.Constant(1))]), ast.Load())
+    return [
+        assign([rows], np_call("reshape", [flat_positions(printer, lead, spec, np_call),
+                                           ast.Tuple([ast.Constant(-1)], ast.Load())])),
+        assign([picked, group], np_call("unique", [name(rows)], [
+            ("return_inverse", ast.Constant(True))])),
+        assign([order], np_call("argsort", [name(group)], [("kind", ast.Constant("stable"))])),
+        assign([first], np_call("searchsorted", [ast.Subscript(name(group), name(order),
+                                                               ast.Load()),
+                                                 np_call("arange", [distinct_])])),
+        assign([count], np_call("bincount", [name(group)], [("minlength", distinct_)])),
+        assign([padded], _call(printer, "np.concatenate", [ast.List([_call(
+            printer, "np.reshape", [value, flat]), zero], ast.Load())])),
+        assign([summed], take(buffer, name(picked))),
+        ast.For(ast.Name(round_, ast.Store()), ast.Call(name("range"), [ast.Call(name("int"), [
+            ast.Call(ast.Attribute(name(count), "max", ast.Load()), [], [ast.keyword(
+                "initial", ast.Constant(0))])], [])], []), [
+            assign([from_], np_call("where", [ast.Compare(name(round_), [ast.Lt()], [
+                name(count)]), taken, size])),
+            assign([summed], ast.BinOp(name(summed), ast.Add(), take(name(padded),
+                                                                      name(from_))))], []),
+        assign([place], ast.BinOp(np_call("arange", [cells]), ast.Add(), distinct_)),
+        ast.Assign([ast.Subscript(name(place), name(picked), ast.Store())], np_call(
+            "arange", [distinct_]), lineno=None),
+        assign([target], placed)]
 
 
 def _padded(spec):

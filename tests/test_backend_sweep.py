@@ -298,3 +298,35 @@ def test_what_dask_cannot_index_or_sort_is_refused_naming_it():
     with pytest.raises(symgrad.OptionError, match="np.argsort cannot be printed for Dask arrays "
                        ".*Dask has no sort"):
         lazily(symgrad.grad(R.permuted), _chunked(np.array([0.5, -3.0, 2.0, 1.0])))
+
+
+# --- the Array API scatter-add: rounds over the rows picked, the floats of np.add.at -----------
+HEAVY = np.array([3, 0, 3, 3, -1, 3, 0, 3])  # row 3 five times, row 0 twice, the last row once
+
+
+def sliced_and_heavy(E):
+    return np.sum(E[1:] ** 2) + np.sum(E[HEAVY] ** 3)
+
+
+@pytest.mark.parametrize("run", [r for r in RUNS if r.values[0].startswith("array_api")])
+def test_the_array_api_scatter_add_keeps_the_floats_of_np_add_at(run):
+    """A buffer already holding a slice's adjoint (rows 1 on: 2 E), then E[HEAVY]'s, row by row in
+    the order of the index: the same floats as np.add.at on that buffer, and by hand 2 E + 3 E^2
+    times how often each row is picked."""
+    E = np.random.default_rng(4).standard_normal((6, 3)) * 10.0 ** np.arange(-3, 3)[:, None]
+    buffer = np.zeros_like(E)
+    buffer[1:] += 2 * E[1:]
+    np.add.at(buffer, HEAVY, 3 * E[HEAVY] ** 2)
+    times = np.bincount(HEAVY % 6, minlength=6)[:, None]
+    np.testing.assert_allclose(buffer, 2 * E * (np.arange(6) >= 1)[:, None] + 3 * times * E ** 2,
+                               rtol=1e-14)
+    backend, convert = _library(run)
+    g = symgrad.grad(sliced_and_heavy, backend=backend, shapes={"E": ("n", "k")})
+    assert "for _round in range(" in g.source and "while" not in g.source
+    if run.endswith("dask"):
+        with dask.config.set(scheduler=_refusing):
+            got = g(convert(E))
+    else:
+        got = g(convert(E))
+    np.testing.assert_array_equal(_to_numpy(got), buffer)
+    np.testing.assert_array_equal(symgrad.grad(sliced_and_heavy)(E), buffer)  # numpy: np.add.at
