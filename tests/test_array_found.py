@@ -110,3 +110,39 @@ def test_a_shared_piecewise_factor_of_two_contributions_is_not_divided_out():
             assert np.allclose(dX, want, rtol=1e-12, atol=1e-15), (shapes, v, dX)
             assert dv == (1.0 if taken else 2.0)
             assert np.allclose(dX, _central(lambda Y: module.branch(Y, v), X), atol=1e-8)
+
+
+TRIANGLES = '''import numpy as np
+
+
+def upper(X):
+    i, j = np.triu_indices(len(X), 1)
+    return np.sum(X[i, j] ** 2)
+
+
+def lower(X):
+    return np.sum(X[np.tril_indices(len(X), -1)] ** 3) + np.sum(X[np.triu_indices(len(X))])
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS[:3])
+def test_triangle_indices_of_a_call_time_size(backend, x64):
+    """``np.triu_indices(len(X), 1)`` printed for torch was ``torch.triu_indices(n, 1)``, the
+    triangle of an n x 1 matrix (torch's arguments are rows, columns, offset): the gradient was
+    wrong (2 X[0, 1] landed on X[0, 0]). d/dX of sum(X[i, j]^2) over i < j is 2 X above the
+    diagonal; of the lower one, 3 X^2 below it plus 1 on and above it."""
+    module = load_module(DIRECTORY, TRIANGLES, "triangles")
+    for n in (2, 3, 5):
+        X = np.arange(n * n, dtype=float).reshape(n, n) / 7.0 - 1.0
+        above = np.triu(np.ones((n, n)), 1)
+        below = np.tril(np.ones((n, n)), -1)
+        for f, want in ((module.upper, 2.0 * X * above),
+                        (module.lower, 3.0 * X ** 2 * below + (1.0 - below))):
+            gf = symgrad.grad(f, shapes={"X": ("n", "n")}, backend=backend)
+            arg = X
+            if backend == "torch":
+                import torch
+                arg = torch.from_numpy(X)
+            got = _numbers(gf(arg))
+            assert np.allclose(got, want, rtol=1e-12, atol=1e-15), (f.__name__, backend, got)
+            assert np.allclose(got, _central(f, X), rtol=1e-7, atol=1e-8)

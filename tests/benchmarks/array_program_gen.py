@@ -224,8 +224,9 @@ class Gen:
 
     def unary(self, shape, depth):
         table = UNARY + (SPECIAL if self.special else [])
-        if not shape:  # a scalar parameter is a Python float: no array methods
-            table = [t for t in table if ").clip" not in t]
+        if not shape:  # a scalar parameter is a Python float: no array methods; `&` of 0-d
+            # conditions is refused on purpose ("use Python's `and`", finding AB7)
+            table = [t for t in table if ").clip" not in t and "&" not in t]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
     def parent(self, shape):
