@@ -105,7 +105,7 @@ def expand_statements(body, names):
 
 def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     """``n = X.shape[0]`` for each size the code reads (when ``lazy``, code that may meet Dask
-    arrays: the lazy specialisation and the backends other than numpy, then a refusal of unknown
+    arrays: the lazy specialisation and the "array_api" backend, then a refusal of unknown
     sizes), then a check of every other axis that the build takes to be that size (``if
     y.shape[0] != n: raise ValueError(...)``): where the primal would raise for sizes that do not
     match, the gradient must not return numbers.

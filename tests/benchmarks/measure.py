@@ -6,10 +6,13 @@ tracemalloc peak of one call (NumPy reports its buffers to tracemalloc), which t
 (timings never are). Used by bench_arrays.py, bench_backends.py, bench_workloads.py and
 tests/test_array_buffers.py.
 """
+import gc
 import os
 import statistics
+import time
 import timeit
 import tracemalloc
+from typing import NamedTuple
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -74,14 +77,62 @@ def best_of_short_rounds(functions, args, repeat=150, seconds=0.005, budget=None
     return best
 
 
-def paired(functions, args, repeat):
-    """``(median time of the first, of the second, median ratio, lowest ratio, highest ratio)``
-    of two functions called with ``args``, timed in ``repeat`` interleaved rounds (a ratio within
-    one round compares the two under the same load)."""
-    first, second = rounds(functions, args, repeat)
-    ratios = [a / b for a, b in zip(first, second)]
-    return (statistics.median(first), statistics.median(second), statistics.median(ratios),
-            min(ratios), max(ratios))
+class Paired(NamedTuple):
+    """What ``paired`` measured: per-call seconds of the first and second function (the least
+    and the median over every timed call), and their ratio first / second: of the least times,
+    and the median, least and largest of the rounds' ratios (of their total times)."""
+    first_min: float
+    first_median: float
+    second_min: float
+    second_median: float
+    min_ratio: float
+    median_ratio: float
+    low: float
+    high: float
+
+
+def paired(functions, args, repeat, seconds=0.1):
+    """Time two functions called with the same ``args`` (the same buffers) call by call, in
+    ``repeat`` rounds: a ``Paired``.
+
+    Both are called three times first (a jit's compile, caches), not counted. A round is as many
+    calls of each as fill about ``seconds`` for the slower, alternating (first, second, second,
+    first, ...: neither always runs just after the other), each call timed on its own
+    (``time.perf_counter``; the garbage collector off, as ``timeit`` has it). On a loaded machine
+    the least time of a call is the least disturbed one (the call that ran alone), and the two
+    functions of one round run under the same load.
+    """
+    for f in functions:
+        for _ in range(3):
+            f(*args)
+    clock = time.perf_counter
+    once = []
+    for f in functions:
+        start = clock()
+        f(*args)
+        once.append(clock() - start)
+    number = max(1, int(seconds / max(max(once), 1e-9)))
+    calls = ([], [])
+    ratios = []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            totals = [0.0, 0.0]
+            for call in range(2 * number):
+                k = (call + call // 2) % 2  # 0, 1, 1, 0, 0, 1, 1, 0 ...
+                start = clock()
+                functions[k](*args)
+                elapsed = clock() - start
+                calls[k].append(elapsed)
+                totals[k] += elapsed
+            ratios.append(totals[0] / totals[1])
+    finally:
+        if collecting:
+            gc.enable()
+    return Paired(min(calls[0]), statistics.median(calls[0]), min(calls[1]),
+                  statistics.median(calls[1]), min(calls[0]) / min(calls[1]),
+                  statistics.median(ratios), min(ratios), max(ratios))
 
 
 def peak_bytes(function, args):
