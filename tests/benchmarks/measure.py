@@ -1,7 +1,7 @@
 """Timing and peak-memory measurements shared by the benchmarks and the memory tests.
 
-``per_call``, ``best_of_short_rounds`` and ``paired`` time functions in interleaved rounds (each round times every function
-once, so a slow spell of a shared machine hits all of them alike); ``peak_bytes`` is the exact
+``per_call``, ``best_of_short_rounds`` and ``paired`` time functions in interleaved rounds (each
+round times every function once, so a slow spell of a shared machine hits all of them alike); ``peak_bytes`` is the exact
 tracemalloc peak of one call (NumPy reports its buffers to tracemalloc), which tests may assert on
 (timings never are). Used by bench_arrays.py, bench_backends.py, bench_workloads.py and
 tests/test_array_buffers.py.
