@@ -30,7 +30,11 @@ def _index_items(printer, spec):
             node = _call(printer, "torch.as_tensor" if printer.backend == "torch" else
                          "np.asarray", [ast.List([node], ast.Load())],
                          [] if printer.reference is None else [("device", _device(printer))])
-        if item[0] == "array" and printer.backend in ("torch", "array_api") and not isinstance(
+        if item[0] == "array" and printer.backend == "array_api" and isinstance(
+                item[1], sympy.Symbol) and printer.reference is not None:
+            # computed by the code: NumPy's triangle indices (`_triangle`) made the library's
+            node = _call(printer, "np.asarray", [node], [("device", _device(printer))])
+        elif item[0] == "array" and printer.backend in ("torch", "array_api") and not isinstance(
                 item[1], sympy.Symbol):  # a constant index array (one the code computes is one)
             node = constant(printer, item[1]) if item[1] is not None else _call(
                 printer, "torch.as_tensor" if printer.backend == "torch" else "np.asarray",
@@ -131,9 +135,8 @@ def _flipping_index(printer, node):
             return x
     if printer.backend == "array_api" and _takes(spec):
         return _take(printer, x, spec)
-    if printer.backend == "array_api" and not flipped and before is None and isinstance(
-            x, ast.Name) and any(item[0] == "array" for item in spec) and not any(
-            item[0] == "at" for item in spec):
+    if printer.backend == "array_api" and not flipped and before is None and any(
+            item[0] == "array" for item in spec) and not any(item[0] == "at" for item in spec):
         marker = ast.Call(ast.Name("__pointwise_take__", ast.Load()), [], [])
         marker.symgrad_statements = lambda target, names: _pointwise_take(
             printer, target, x, spec, names)
@@ -183,6 +186,11 @@ def _pointwise_take(printer, target, x, spec, names):
     from .array_backends_dask import flat_positions
     from .array_indexing import _advanced
     advanced = _advanced(spec)
+    body = []
+    if not isinstance(x, ast.Name):  # named once: its shape is read
+        name = fresh_name("_indexed", names)
+        body.append(ast.Assign([ast.Name(name, ast.Store())], x, lineno=None))
+        x = ast.Name(name, ast.Load())
 
     def shape(k):
         return ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Constant(k), ast.Load())
@@ -194,9 +202,9 @@ def _pointwise_take(printer, target, x, spec, names):
     def axes(values):
         return ast.Tuple([ast.Constant(k) for k in values], ast.Load())
     picks = fresh_name("_picks", names)
-    body = [ast.Assign([ast.Name(picks, ast.Store())], flat_positions(
+    body.append(ast.Assign([ast.Name(picks, ast.Store())], flat_positions(
         printer, [shape(k) for k in advanced], tuple(spec[k] for k in advanced), compat),
-        lineno=None)]
+        lineno=None))
     others = [k for k in range(len(spec)) if k not in advanced]
     rest = ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Slice(
         ast.Constant(len(spec)), None, None), ast.Load())
@@ -220,6 +228,18 @@ def _pointwise_take(printer, target, x, spec, names):
             advanced[0], advanced[0] + rank))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=None))
     return body
+
+
+def _triangle(printer, node):
+    """``np.triu_indices(n, k)[0]`` of a size known when called, on the Array API, which has no
+    triangle indices (and PyTorch's ``triu_indices`` takes other arguments): NumPy's
+    (``compat_numpy.triu_indices``), an int array the index printers convert where it indexes."""
+    from .array_indexing import _tri_print
+    call = _tri_print(printer, node)
+    function = call.value.func
+    call.value.func = ast.Attribute(ast.Name("compat_numpy", ast.Load()), function.attr,
+                                    ast.Load())
+    return call
 
 
 def _array_index(printer, node):
@@ -303,7 +323,12 @@ def _index_adjoint_statements(printer, target, node, names):
                                                                     ast.Constant(True))])))
         elif arrays and printer.backend == "array_api":
             from .array_indexing import constant_indices
-            if not constant_indices(spec):
+            triangles = getattr(printer, "triangles", ())
+            if not constant_indices(spec) and not all(
+                    item[0] in ("int", "slice") or item[0] == "array" and (not isinstance(
+                        item[1], sympy.Symbol) or item[1].name in triangles) for item in spec):
+                # np.triu_indices(n) of a size known when called is NumPy's: numbered as a
+                # constant
                 refuse(printer, "the adjoint of indexing with an index array the code computes "
                        "(a scatter-add, np.add.at)", "the Array API standard has no scatter-add; "
                        "backends 'numpy', 'jax' and 'torch' have it")
