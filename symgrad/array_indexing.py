@@ -345,6 +345,8 @@ def _tri_shape(node, shapes, _):
 def _tri_print(printer, node):
     size, offset, upper, which = node.params
     args = [int_ast(size)] + ([ast.Constant(offset if upper else -offset)] if offset else [])
+    if printer.backend == "torch":  # torch.triu_indices(row, col, offset): the columns too
+        args.insert(1, int_ast(size))
     call = _call(printer, "np.triu_indices" if upper else "np.tril_indices", args)
     return ast.Subscript(call, ast.Constant(which), ast.Load())
 
