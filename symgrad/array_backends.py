@@ -23,7 +23,7 @@ import ast
 from .array_backend_values import (  # noqa: F401 - printer and emit read them here
     broadcast_shape, constant, full, like_reference, refuse)
 from . import array_backends_dask as dask_columns
-from .array_index_backends import _array_index, _flipping_index, _index_adjoint
+from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast
 
 
@@ -194,6 +194,7 @@ for _backend in ("torch", "array_api"):
                      ("index", _backend): _array_index})
 PRINTERS[("index", "torch")] = PRINTERS[("index", "array_api")] = _flipping_index
 PRINTERS[("expand_dims", "array_api")] = _expand
+PRINTERS[("tri_indices", "array_api")] = _triangle
 
 
 def _lazy(lazy):

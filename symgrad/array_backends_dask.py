@@ -32,18 +32,21 @@ from .program import fresh_name
 ELSEWHERE = "backend 'numpy' with NumPy arrays, 'jax' and 'torch' have it"
 
 
-def data_indices(program):
+def data_indices(program, nodes=None):
     """The names of the index values ``program`` computes from the data (``np.argmax``,
     ``np.argmin``, ``np.argsort``, and ``stop_gradient`` of one): Dask arrays in lazy code, where
-    an index array of the sizes (``np.arange(n)``, ``np.triu_indices(n)``) is a NumPy array."""
+    an index array of the sizes (``np.arange(n)``, ``np.triu_indices(n)``) is a NumPy array.
+    ``nodes``: the names bound to those rows instead (``(TRI_INDICES,)``: NumPy's triangle
+    indices on the Array API, ``array_index_backends._triangle``)."""
     from .array_values import ARGMAX, ARGMIN, ARGSORT
     from .functions import StopGradient
+    kinds = tuple(rule.node for rule in (nodes or (ARGMAX, ARGMIN, ARGSORT)))
     found = set()
     for a in program.assignments:
         expr = getattr(a, "expr", None)
         if isinstance(expr, StopGradient):
             expr = expr.args[0]
-        if isinstance(expr, (ARGMAX.node, ARGMIN.node, ARGSORT.node)) or expr in found:
+        if isinstance(expr, kinds) or expr in found:
             found.add(a.target)
     return {s.name for s in found}
 

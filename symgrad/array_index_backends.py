@@ -8,14 +8,15 @@ for PyTorch, JAX and the Array API where NumPy's form does not run there.
 - an index adjoint: ``z = z.at[i].add(g)`` on JAX (``jnp.pad`` for slices of step 1); PyTorch
   adds in place, ``index_add_`` or ``index_put_(..., accumulate=True)`` for an index array (a
   slice among several as an ``arange``); the Array API adds slices in place or through ``.at``
-  on a JAX array, and scatters an index array by gathers in rounds (``_gathered_scatter``: the
+  on a JAX array, and scatters an index array by gathers in rounds (``array_backends_api.gathered_scatter``: the
   standard has no scatter-add).
 """
 import ast
 
 import sympy
 
-from .array_backend_values import _device, constant, like_reference, refuse, zeros
+from .array_backend_values import _device, constant, refuse, zeros
+from .array_backends_api import gathered_scatter
 from .array_nodes import _call, dims_ast
 from .program import fresh_name
 
@@ -30,7 +31,11 @@ def _index_items(printer, spec):
             node = _call(printer, "torch.as_tensor" if printer.backend == "torch" else
                          "np.asarray", [ast.List([node], ast.Load())],
                          [] if printer.reference is None else [("device", _device(printer))])
-        if item[0] == "array" and printer.backend in ("torch", "array_api") and not isinstance(
+        if item[0] == "array" and printer.backend == "array_api" and isinstance(
+                item[1], sympy.Symbol) and printer.reference is not None:
+            # computed by the code: NumPy's triangle indices (`_triangle`) made the library's
+            node = _call(printer, "np.asarray", [node], [("device", _device(printer))])
+        elif item[0] == "array" and printer.backend in ("torch", "array_api") and not isinstance(
                 item[1], sympy.Symbol):  # a constant index array (one the code computes is one)
             node = constant(printer, item[1]) if item[1] is not None else _call(
                 printer, "torch.as_tensor" if printer.backend == "torch" else "np.asarray",
@@ -131,9 +136,8 @@ def _flipping_index(printer, node):
             return x
     if printer.backend == "array_api" and _takes(spec):
         return _take(printer, x, spec)
-    if printer.backend == "array_api" and not flipped and before is None and isinstance(
-            x, ast.Name) and any(item[0] == "array" for item in spec) and not any(
-            item[0] == "at" for item in spec):
+    if printer.backend == "array_api" and not flipped and before is None and any(
+            item[0] == "array" for item in spec) and not any(item[0] == "at" for item in spec):
         marker = ast.Call(ast.Name("__pointwise_take__", ast.Load()), [], [])
         marker.symgrad_statements = lambda target, names: _pointwise_take(
             printer, target, x, spec, names)
@@ -183,6 +187,11 @@ def _pointwise_take(printer, target, x, spec, names):
     from .array_backends_dask import flat_positions
     from .array_indexing import _advanced
     advanced = _advanced(spec)
+    body = []
+    if not isinstance(x, ast.Name):  # named once: its shape is read
+        name = fresh_name("_indexed", names)
+        body.append(ast.Assign([ast.Name(name, ast.Store())], x, lineno=None))
+        x = ast.Name(name, ast.Load())
 
     def shape(k):
         return ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Constant(k), ast.Load())
@@ -194,9 +203,9 @@ def _pointwise_take(printer, target, x, spec, names):
     def axes(values):
         return ast.Tuple([ast.Constant(k) for k in values], ast.Load())
     picks = fresh_name("_picks", names)
-    body = [ast.Assign([ast.Name(picks, ast.Store())], flat_positions(
+    body.append(ast.Assign([ast.Name(picks, ast.Store())], flat_positions(
         printer, [shape(k) for k in advanced], tuple(spec[k] for k in advanced), compat),
-        lineno=None)]
+        lineno=None))
     others = [k for k in range(len(spec)) if k not in advanced]
     rest = ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Slice(
         ast.Constant(len(spec)), None, None), ast.Load())
@@ -220,6 +229,18 @@ def _pointwise_take(printer, target, x, spec, names):
             advanced[0], advanced[0] + rank))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=None))
     return body
+
+
+def _triangle(printer, node):
+    """``np.triu_indices(n, k)[0]`` of a size known when called, on the Array API, which has no
+    triangle indices (and PyTorch's ``triu_indices`` takes other arguments): NumPy's
+    (``compat_numpy.triu_indices``), an int array the index printers convert where it indexes."""
+    from .array_indexing import _tri_print
+    call = _tri_print(printer, node)
+    function = call.value.func
+    call.value.func = ast.Attribute(ast.Name("compat_numpy", ast.Load()), function.attr,
+                                    ast.Load())
+    return call
 
 
 def _array_index(printer, node):
@@ -303,11 +324,16 @@ def _index_adjoint_statements(printer, target, node, names):
                                                                     ast.Constant(True))])))
         elif arrays and printer.backend == "array_api":
             from .array_indexing import constant_indices
-            if not constant_indices(spec):
+            triangles = getattr(printer, "triangles", ())
+            if not constant_indices(spec) and not all(
+                    item[0] in ("int", "slice") or item[0] == "array" and (not isinstance(
+                        item[1], sympy.Symbol) or item[1].name in triangles) for item in spec):
+                # np.triu_indices(n) of a size known when called is NumPy's: numbered as a
+                # constant
                 refuse(printer, "the adjoint of indexing with an index array the code computes "
                        "(a scatter-add, np.add.at)", "the Array API standard has no scatter-add; "
                        "backends 'numpy', 'jax' and 'torch' have it")
-            body.extend(_gathered_scatter(printer, target, shape, spec, printer.node(g), names))
+            body.extend(gathered_scatter(printer, target, shape, spec, printer.node(g), names))
         else:
             body.extend(_added(printer, target, index, value))
     return body
@@ -375,94 +401,6 @@ def _added(printer, target, index, value):
         ast.Assign([ast.Name(target, ast.Store())], ast.Call(ast.Attribute(at, "add", ast.Load()),
                                                              [value], []), lineno=None)],
         [added])]
-
-
-def _gathered_scatter(printer, target, shape, spec, value, names):
-    """``np.add.at(target, spec, value)`` in the Array API, which has no scatter-add: the sums of
-    the rows picked (distinct: ``_picked``) accumulated in an array of their own by gathers
-    (``xp.take``), in rounds, each adding the next element of ``value`` of every row picked (its
-    ``_round``-th in the order of the index, or a zero row), then put in place by one gather from
-    the sums and ``target`` (every other row its own)::
-
-        _rows = compat_numpy.reshape(compat_numpy.arange(n)[INDEX], (-1,))
-        _picked, _group = compat_numpy.unique(_rows, return_inverse=True)
-        _order = compat_numpy.argsort(_group, kind='stable')
-        _first = compat_numpy.searchsorted(_group[_order], compat_numpy.arange(_picked.size))
-        _count = compat_numpy.bincount(_group, minlength=_picked.size)
-        _padded = xp.concat([xp.reshape(item, (-1, k)), xp.zeros((1, k), ...)])
-        _summed = xp.take(scattered, xp.asarray(_picked, device=device(E)), axis=0)
-        for _round in range(int(_count.max(initial=0))):
-            _from = compat_numpy.where(_round < _count, _order[...], _rows.size)
-            _summed = _summed + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
-        _place = compat_numpy.arange(n) + _picked.size
-        _place[_picked] = compat_numpy.arange(_picked.size)
-        scattered = xp.take(xp.concat([_summed, scattered]), xp.asarray(_place, ...), axis=0)
-
-    ``_rows`` numbers the elements of the indexed axes as NumPy picks them (``-1`` is the last; an
-    index out of range raises NumPy's ``IndexError``), computed with NumPy from the constant
-    index arrays (under ``jax.jit`` too: the sizes are static). Each row adds its values to what
-    ``target`` holds there in the order of the index, as ``np.add.at`` does (the same floats);
-    there are as many rounds as the most repeated row's count, each a gather of the rows picked
-    (not of every row of ``target``). Several indexed axes (``L[I, J]``) are numbered together."""
-    from .array_nodes import int_ast
-    lead, rest = shape[:len(spec)], shape[len(spec):]
-
-    def name(text):
-        return ast.Name(text, ast.Load())
-
-    def np_call(function, args, keywords=()):
-        return ast.Call(ast.Attribute(name("compat_numpy"), function, ast.Load()), args,
-                        [ast.keyword(k, v) for k, v in keywords])
-
-    def assign(targets, value_):
-        store = [ast.Name(t, ast.Store()) for t in targets]
-        return ast.Assign([store[0] if len(store) == 1 else ast.Tuple(store, ast.Store())],
-                          value_, lineno=None)
-    rows, picked, group, order, first, count, padded, summed, round_, from_, place = (
-        fresh_name(f"_{n}", names) for n in ("rows", "picked", "group", "order", "first",
-                                             "count", "padded", "summed", "round", "from",
-                                             "place"))
-    from .array_backends_dask import flat_positions, product_ast
-    cells = product_ast(lead)
-    flat = ast.Tuple([ast.Constant(-1)] + [int_ast(d) for d in rest], ast.Load())
-    zero = _call(printer, "np.zeros", [ast.Tuple([ast.Constant(1)] + [
-        int_ast(d) for d in rest], ast.Load())], like_reference(printer))
-    size, distinct_ = (ast.Attribute(name(n), "size", ast.Load()) for n in (rows, picked))
-
-    def take(array, index):
-        return _call(printer, "np.take", [array, _call(printer, "np.asarray", [index], [
-            ("device", _device(printer))])], [("axis", ast.Constant(0))])
-    buffer = _call(printer, "np.reshape", [name(target), flat]) if len(lead) > 1 else name(target)
-    placed = take(_call(printer, "np.concatenate", [ast.List([name(summed), buffer], ast.Load())]),
-                  name(place))
-    if len(lead) > 1:
-        placed = _call(printer, "np.reshape", [placed, dims_ast(shape)])
-    taken = ast.Subscript(name(order), np_call("minimum", [ast.BinOp(name(first), ast.Add(), name(
-        round_)), ast.BinOp(size, ast.Sub(), ast.Constant(1))]), ast.Load())
-    return [
-        assign([rows], np_call("reshape", [flat_positions(printer, lead, spec, np_call),
-                                           ast.Tuple([ast.Constant(-1)], ast.Load())])),
-        assign([picked, group], np_call("unique", [name(rows)], [
-            ("return_inverse", ast.Constant(True))])),
-        assign([order], np_call("argsort", [name(group)], [("kind", ast.Constant("stable"))])),
-        assign([first], np_call("searchsorted", [ast.Subscript(name(group), name(order),
-                                                               ast.Load()),
-                                                 np_call("arange", [distinct_])])),
-        assign([count], np_call("bincount", [name(group)], [("minlength", distinct_)])),
-        assign([padded], _call(printer, "np.concatenate", [ast.List([_call(
-            printer, "np.reshape", [value, flat]), zero], ast.Load())])),
-        assign([summed], take(buffer, name(picked))),
-        ast.For(ast.Name(round_, ast.Store()), ast.Call(name("range"), [ast.Call(name("int"), [
-            ast.Call(ast.Attribute(name(count), "max", ast.Load()), [], [ast.keyword(
-                "initial", ast.Constant(0))])], [])], []), [
-            assign([from_], np_call("where", [ast.Compare(name(round_), [ast.Lt()], [
-                name(count)]), taken, size])),
-            assign([summed], ast.BinOp(name(summed), ast.Add(), take(name(padded),
-                                                                      name(from_))))], []),
-        assign([place], ast.BinOp(np_call("arange", [cells]), ast.Add(), distinct_)),
-        ast.Assign([ast.Subscript(name(place), name(picked), ast.Store())], np_call(
-            "arange", [distinct_]), lineno=None),
-        assign([target], placed)]
 
 
 def _padded(spec):

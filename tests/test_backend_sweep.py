@@ -100,8 +100,7 @@ REFUSED = {  # (case, run) -> what the refusal says the library lacks
     **{(f.__name__, run): COMPUTED for f in (
         A.picked_by_sized_rows, A.diagonal_by_steps, A.trace_terms, A.diagonal_squares,
         R.largest_squared,
-        R.smallest_row, R.stopped_index, R.method_index, R.permuted, R.upper_strict,
-        R.lower_unpacked, R.lower_strict, R.pairwise) for run in ARRAY_API},
+        R.smallest_row, R.stopped_index, R.method_index, R.permuted) for run in ARRAY_API},
     **{(f.__name__, run): "the Array API standard has no einsum" for f in (
         A.einsum_trace, A.einsum_scaled_diagonal, A.einsum_apart) for run in ARRAY_API},
     ("sorted_weights", "dask"): "np.sort cannot be printed for Dask arrays",
@@ -330,3 +329,60 @@ def test_the_array_api_scatter_add_keeps_the_floats_of_np_add_at(run):
         got = g(convert(E))
     np.testing.assert_array_equal(_to_numpy(got), buffer)
     np.testing.assert_array_equal(symgrad.grad(sliced_and_heavy)(E), buffer)  # numpy: np.add.at
+
+
+# --- triangles of a call-time size (the differential fuzzer's AB4, AB10, AB11, AB12) -----------
+def triangle_products(X):
+    i, j = np.triu_indices(X.shape[0], 0)
+    return np.sum(X[:, -1][i] * X[:, -1][j])
+
+
+def triangle_if(X):
+    i, j = np.triu_indices(X.shape[0], 1)
+    if X[-1, -1] > 0.1:
+        r = np.sum(((X * X[None, :, -1])[i, j]) ** 2)
+    else:
+        r = 0.5
+    return r + 0.5
+
+
+def triangle_of_a_product(v):
+    i, j = np.triu_indices(len(v), 0)
+    return np.sum(((v[..., None, 1] * v[None, :, 1])[i, j]) ** 2)
+
+
+def _run(g, run, *args):
+    convert = _library(run)[1]
+    if run.endswith("dask"):
+        with dask.config.set(scheduler=_refusing):
+            got = g(*[convert(a) for a in args])
+        return _to_numpy(got)
+    return _to_numpy(g(*[convert(a) for a in args]))
+
+
+@pytest.mark.parametrize("run", [r for r in RUNS if r.values[0] != "array_api-jax"])
+def test_triangles_of_a_call_time_size_index_and_scatter_on_every_library(run):
+    """np.triu_indices(n) is NumPy's on the Array API (which has none), indexing as a constant.
+    By hand: sum_{i <= j} x_i x_j = (S^2 + sum x^2) / 2, so d/dx_k = S + x_k on the last column;
+    sum_{i < j} (x_i x_j)^2 gives 2 x_k sum_{j != k} x_j^2 where the branch is taken, 0 where
+    not; sum_{i <= j} (v_i v_j)^2 of v's second column gives 2 v_k (S2 + v_k^2), S2 = sum v^2."""
+    backend = _library(run)[0]
+    X = np.arange(1.0, 17.0).reshape(4, 4) / 8.0
+    x = X[:, -1]
+    hand = np.zeros_like(X)
+    hand[:, -1] = x.sum() + x
+    np.testing.assert_allclose(
+        _run(symgrad.grad(triangle_products, backend=backend, shapes={"X": ("n", "d")}), run, X),
+        hand, rtol=1e-14)
+    g = symgrad.grad(triangle_if, backend=backend, shapes={"X": (3, 1)})
+    for last in (0.5, 0.05):
+        Y = np.array([[1.0], [2.0], [last]])
+        y = Y[:, 0]
+        hand = 2 * y * (np.sum(y ** 2) - y ** 2) if last > 0.1 else np.zeros(3)
+        np.testing.assert_allclose(_run(g, run, Y), hand[:, None], rtol=1e-14)
+    V = np.array([[0.0, 1.0], [5.0, -2.0], [7.0, 0.5]])
+    s = V[:, 1]
+    hand = np.zeros_like(V)
+    hand[:, 1] = 2 * s * (np.sum(s ** 2) + s ** 2)
+    np.testing.assert_allclose(_run(symgrad.grad(triangle_of_a_product, backend=backend,
+                                                 shapes={"v": (3, 2)}), run, V), hand, rtol=1e-14)
