@@ -193,7 +193,31 @@ def _logdet_vjp(node, g, i, ctx):
 
 
 def _det_vjp(node, g, i, ctx):
-    return g * ctx.out * transpose(INV.make(node.inputs[0]), (1, 0))
+    """d det A = tr(adj(A) dA): the adjoint of A is g times the cofactor matrix adj(A).T, which
+    is det(A) inv(A).T only where A is invertible. From the SVD A = U diag(s) Vh it is
+    det(U Vh) U diag(p) Vh, p_i the product of the s_j with j != i (the product along the rows
+    of s with a 1 put on the diagonal: no division), so it is exact at a singular matrix too
+    ([[1, 2], [2, 4]] gives [[4, -2], [-2, 1]], as JAX does), on every backend."""
+    from .array_indexing import EYE
+    from .array_ops import PROD, reduce_
+    a = node.inputs[0]
+    (size, _) = ctx.shape(a)
+    u, s, vh = (SVD.make(a, params=(k,)) for k in range(3))
+    row = expand_dims(s, (0,))
+    others = reduce_(PROD, row + EYE.make(params=(size, size)) * (1 - row), (1,), False, 2)
+    sign = DET.make(matmul(u, vh))
+    return g * sign * matmul(u * expand_dims(others, (0,)), vh)
+
+
+def _svd_shape(node, shapes, dims):
+    (k,) = node.params
+    shape = _square(shapes, dims, "np.linalg.svd")
+    return shape[:1] if k == 1 else shape
+
+
+def _svd_print(printer, node):
+    (k,) = node.params
+    return _linalg_print("np.linalg.svd", k)(printer, node)
 
 
 def _linalg_print(spelling, item=None):
@@ -299,6 +323,8 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+SVD = ArrayRule("svd", (), (), (), shape=_svd_shape, numpy=_svd_print, label="singular")
+"""Item ``k`` of ``np.linalg.svd(A)`` of a square ``A`` (U, s, Vh): the det row's adjoint."""
 SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", REQUIRED)),
                   read=_read_solve, shape=_solve_shape, vjp=_solve_vjp, numpy=_solve_print,
                   label="solution")

@@ -154,11 +154,11 @@ def int_ast(d):
         return ast.Call(ast.Name("min" if isinstance(d, sympy.Min) else "max", ast.Load()),
                         [int_ast(a) for a in d.args], [])
     if isinstance(d, sympy.ceiling):  # ceil(a / k) = -(-a // k)
-        num, den = sympy.fraction(sympy.together(d.args[0]))
+        num, den = d.args[0].as_numer_denom()  # also of an unevaluated Mul(1/2, n - 1)
         return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), int_ast(num)),
                                                  ast.FloorDiv(), int_ast(den)))
     if isinstance(d, sympy.floor):
-        num, den = sympy.fraction(sympy.together(d.args[0]))
+        num, den = d.args[0].as_numer_denom()
         return ast.BinOp(int_ast(num), ast.FloorDiv(), int_ast(den))
     raise ShapeError(f"cannot print the size {d}")
 

@@ -146,3 +146,84 @@ def test_triangle_indices_of_a_call_time_size(backend, x64):
             got = _numbers(gf(arg))
             assert np.allclose(got, want, rtol=1e-12, atol=1e-15), (f.__name__, backend, got)
             assert np.allclose(got, _central(f, X), rtol=1e-7, atol=1e-8)
+
+
+BRANCHED_MEAN = '''import numpy as np
+
+
+def f(X, v):
+    u = X
+    c = np.max(u / 3.0 * 3.0 - u)
+    if c > 0.0:
+        return np.sum(u)
+    return np.mean(u[1::2])
+'''
+
+
+def test_the_count_of_an_odd_stepped_slice_under_a_branch():
+    """value_and_grad of ``np.mean(u[1::2])`` on a side of an ``if`` (u of shape (n, 4), built
+    at the call) crashed printing ceil((n - 1) / 2) from SymPy's unevaluated product
+    ``Mul(1/2, n - 1)`` (ShapeError: cannot print the size 1/2). The gradient on that side is
+    1 / (4 ceil((n - 1) / 2)) on the odd rows, on the other side 1 everywhere."""
+    module = load_module(DIRECTORY, BRANCHED_MEAN, "branched_mean")
+    vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
+    for n in (2, 3, 4, 5):
+        X = np.arange(n * 4, dtype=float).reshape(n, 4) / 10.0
+        value, (dX, dv) = vg(X, np.ones(4))
+        assert value == module.f(X, np.ones(4))
+        c = np.max(X / 3.0 * 3.0 - X)
+        want = np.ones((n, 4))
+        if not c > 0.0:
+            want = np.zeros((n, 4))
+            want[1::2] = 1.0 / (4 * (n // 2))
+        assert np.array_equal(dX, want), (n, dX)
+        assert np.array_equal(dv, np.zeros(4))
+
+
+DETERMINANT = '''import numpy as np
+
+
+def det(X):
+    return np.linalg.det(X)
+
+
+def det_of_gram(X):
+    return np.linalg.det(X @ X.T) + 2.0 * np.linalg.det(X)
+'''
+DET_POINTS = [  # (A, the cofactor matrix adj(A).T = d det(A) / dA, by hand)
+    (np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[4.0, -2.0], [-2.0, 1.0]])),
+    (np.diag([1.0, 0.0, 1.0]), np.diag([0.0, 1.0, 0.0])),
+    (np.zeros((3, 3)), np.zeros((3, 3))),
+    (np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),  # rank 2
+     np.array([[-3.0, 6.0, -3.0], [6.0, -12.0, 6.0], [-3.0, 6.0, -3.0]])),
+    (np.array([[2.0, 1.0], [0.5, 3.0]]), np.array([[3.0, -0.5], [-1.0, 2.0]])),
+    (np.array([[0.7]]), np.array([[1.0]])),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_determinant_gradient_is_the_cofactor_matrix_at_singular_matrices(backend, x64):
+    """The adjoint of ``np.linalg.det`` was ``det(A) * inv(A).T``: LinAlgError at a singular
+    matrix (numpy, torch, array_api), nan on JAX, where the primal is 0.0. It is the cofactor
+    matrix (from the SVD, without a division), exact there too; ``jax.jit`` compiles it. The
+    gradient of det(X X^T) + 2 det(X) is 2 det(X) cof(X) + 2 cof(X) (det(X X^T) = det(X)^2)."""
+    module = load_module(DIRECTORY, DETERMINANT, "determinant")
+    convert = np.asarray
+    if backend == "torch":
+        import torch
+        convert = torch.from_numpy
+    elif backend == "jax":
+        import jax
+        convert = jax.numpy.asarray
+    g = symgrad.grad(module.det, shapes={"X": ("n", "n")}, backend=backend)
+    gram = symgrad.grad(module.det_of_gram, shapes={"X": ("n", "n")}, backend=backend)
+    runs = [g, gram]
+    if backend == "jax":
+        runs += [jax.jit(g), jax.jit(gram)]
+    for A, cofactor in DET_POINTS:
+        want = [cofactor, 2.0 * np.linalg.det(A) * cofactor + 2.0 * cofactor] * 2
+        for gf, w in zip(runs, want):
+            got = _numbers(gf(convert(A)))
+            assert np.allclose(got, w, rtol=1e-12, atol=1e-13), (backend, A, got)
+    for A, cofactor in DET_POINTS:
+        assert np.allclose(_central(module.det, A), cofactor, atol=1e-8)

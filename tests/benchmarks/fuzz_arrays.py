@@ -38,6 +38,7 @@ import importlib.util
 import math
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -384,6 +385,11 @@ def check(program, name, backends, counts=None, only=None):
     return failures
 
 
+def _gist(failure):
+    """The start of an exception's message, without the file named: the same error."""
+    return re.sub(r"\(fuzzarr_\d+\.py.*", "", failure.detail)[:70]
+
+
 def minimise(failure, backends, seconds):
     """The smallest program found in ``seconds`` that fails the same way."""
     deadline = time.monotonic() + seconds
@@ -404,8 +410,8 @@ def minimise(failure, backends, seconds):
             except Exception:
                 continue
             same = [f for f in found if f.key()[:2] == failure.key()[:2] and (
-                failure.kind not in ("crash", "refusal", "backend-crash", "backend-refusal")
-                or f.detail.split(":")[0] == failure.detail.split(":")[0])]
+                failure.kind not in ("crash", "refusal", "call-time-refusal", "backend-crash",
+                                     "backend-refusal") or _gist(f) == _gist(failure))]
             if same:
                 best, best_failure = candidate, same[0]
                 best_failure.program, best_failure.name = candidate, failure.name
