@@ -123,6 +123,39 @@ def _einsum_print(printer, node):
                                                                      for x in node.inputs])
 
 
+def batched_matmul(x, y, shape_x, shape_y):
+    """``x @ y`` (``np.matmul``) with an operand of rank 3 or more: the stacks of matrices
+    multiplied as ``np.einsum`` with a letter per batch axis (aligned from the right, as NumPy
+    broadcasts them), a vector operand taking part as NumPy promotes it; ranks 1 and 2 are the
+    ``@`` row. Raises ShapeError for a size-1 batch axis against a longer one (NumPy's
+    broadcast; not supported)."""
+    ra, rb = len(shape_x), len(shape_y)
+    if ra <= 2 and rb <= 2:
+        return matmul(x, y)
+    batch = max(ra, rb) - 2
+    letters = "abcdefgh"[:batch]
+    left = letters[batch - (ra - 2):] + "mk" if ra >= 2 else "k"
+    right = letters[batch - (rb - 2):] + "kp" if rb >= 2 else "k"
+    for k in range(1, min(ra, rb) - 1):  # the batch axes both have, from the right
+        a, b = shape_x[-2 - k], shape_y[-2 - k]
+        if a != b and ONE in (a, b):
+            raise ShapeError(f"`@` of shapes {shape_x} and {shape_y}: a size-1 batch axis "
+                             "broadcast against a longer one is not supported")
+    output = letters + ("m" if ra >= 2 else "") + ("p" if rb >= 2 else "")
+    return einsum(f"{left},{right}->{output}", x, y)
+
+
+def _read_np_matmul(ctx, a, b):
+    """``np.matmul(a, b)``: ``a @ b`` (stacks of matrices too); ``np.dot`` stays the ``@`` row."""
+    x, y = ctx.array(a), ctx.array(b)
+    if not ctx.shape(x) or not ctx.shape(y):
+        ctx.fail("np.matmul of a scalar is not defined", "use * to scale")
+    try:
+        return batched_matmul(x, y, ctx.shape(x), ctx.shape(y))
+    except ShapeError as exc:
+        ctx.fail(str(exc), "np.broadcast_to the operand first")
+
+
 def _read_einsum(ctx, subscripts, operands=()):
     """``np.einsum``; a letter repeated in one operand (``"ii->"``, ``"ij,jj->i"``) takes that
     operand's diagonal first (``A[steps, steps]``, gathered with ``np.arange``), as NumPy
@@ -323,6 +356,8 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+NP_MATMUL = ArrayRule("np_matmul", ("numpy.matmul",), (), (("a", REQUIRED), ("b", REQUIRED)),
+                      read=_read_np_matmul)
 SVD = ArrayRule("svd", (), (), (), shape=_svd_shape, numpy=_svd_print, label="singular")
 """Item ``k`` of ``np.linalg.svd(A)`` of a square ``A`` (U, s, Vh): the det row's adjoint."""
 SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", REQUIRED)),

@@ -227,3 +227,70 @@ def test_determinant_gradient_is_the_cofactor_matrix_at_singular_matrices(backen
             assert np.allclose(got, w, rtol=1e-12, atol=1e-13), (backend, A, got)
     for A, cofactor in DET_POINTS:
         assert np.allclose(_central(module.det, A), cofactor, atol=1e-8)
+
+
+BATCHED = '''import numpy as np
+
+
+def stacked(A, B):
+    return np.sum(np.tanh(A @ B))
+
+
+def called(A, B):
+    return np.sum(np.matmul(A, B) ** 2)
+
+
+def with_vector(A, v):
+    return np.sum(np.sin(A @ v)) + np.sum(np.cos(v @ A))
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS[:3])
+def test_matmul_of_stacks_of_matrices(backend, x64):
+    """``@`` and ``np.matmul`` of rank 3 or more were refused ("1 or 2 are supported"; SPEC and
+    the docs list ``@`` without a rank limit): a stack of matrices, broadcast from the right as
+    NumPy does, with a vector promoted. d/dA sum(tanh(A @ B)) = (1 - tanh(AB)^2) @ B^T per
+    batch, checked by central differences, on every backend but the Array API's (no einsum)."""
+    module = load_module(DIRECTORY, BATCHED, "batched")
+    rng = np.random.default_rng(3)
+    convert = np.asarray
+    if backend == "torch":
+        import torch
+        convert = torch.from_numpy
+    cases = [(module.stacked, (2, 3, 4), (2, 4, 5)), (module.stacked, (2, 3, 4), (4, 5)),
+             (module.stacked, (3, 4), (2, 4, 5)), (module.called, (2, 2, 3, 4), (2, 4, 2)),
+             (module.with_vector, (2, 4, 4), (4,))]
+    for f, sa, sb in cases:
+        A, B = rng.uniform(-1.0, 1.0, sa), rng.uniform(-1.0, 1.0, sb)
+        dA, dB = (_numbers(g) for g in symgrad.grad(f, backend=backend)(convert(A), convert(B)))
+        assert np.allclose(dA, _central(lambda a: f(a, B), A), rtol=1e-7, atol=1e-8)
+        assert np.allclose(dB, _central(lambda b: f(A, b), B), rtol=1e-7, atol=1e-8)
+    A, B = rng.uniform(-1.0, 1.0, (2, 3, 4)), rng.uniform(-1.0, 1.0, (2, 4, 5))
+    t = np.tanh(A @ B)
+    dA = _numbers(symgrad.grad(module.stacked, wrt="A", backend=backend)(convert(A), convert(B)))
+    assert np.allclose(dA, (1.0 - t ** 2) @ np.swapaxes(B, 1, 2), rtol=1e-12, atol=1e-15)
+
+
+def test_matmul_with_a_size_one_batch_axis_is_refused_clearly():
+    module = load_module(DIRECTORY, BATCHED, "batched")
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="size-1 batch axis"):
+        symgrad.grad(module.stacked, shapes={"A": (1, "n", "k"), "B": ("b", "k", "m")})
+
+
+def test_masks_of_zero_d_values_computed_from_arrays():
+    """``np.where((s > -0.5) & (s < 0.5), s ** 2, 0.25)`` with ``s = np.sum(x)`` was refused
+    ("`&` of conditions on numbers", AB7); it is the same condition as ``and``: d/dx = 2 s
+    inside the band, 0 outside; ``|`` with ``np.logical_not`` likewise."""
+    source = ("import numpy as np\n\n\ndef band(x):\n    s = np.sum(x)\n    return np.where((s > "
+              "-0.5) & (s < 0.5), s ** 2, 0.25)\n\n\ndef either(x):\n    s = np.sum(x)\n    m = "
+              "np.max(x)\n    return np.where(np.logical_not(s > 0.0) | (m < 0.3), s * m, s)\n")
+    module = load_module(DIRECTORY, source, "zero_d_masks")
+    band = symgrad.grad(module.band, shapes={"x": ("n",)})
+    either = symgrad.grad(module.either, shapes={"x": ("n",)})
+    for x in (np.array([0.1, 0.2, -0.1]), np.array([0.5, 0.6, 0.1]), np.array([-0.9, 0.2])):
+        s, m = x.sum(), x.max()
+        assert np.allclose(band(x), np.full(x.shape, 2.0 * s if -0.5 < s < 0.5 else 0.0))
+        want = np.full(x.shape, m) + s * (x == m) if (not s > 0.0 or m < 0.3) else np.ones(
+            x.shape)
+        assert np.allclose(either(x), want), (x, either(x))
+        assert np.allclose(band(x), _central(module.band, x), atol=1e-8)

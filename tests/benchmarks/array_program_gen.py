@@ -224,9 +224,8 @@ class Gen:
 
     def unary(self, shape, depth):
         table = UNARY + (SPECIAL if self.special else [])
-        if not shape:  # a scalar parameter is a Python float: no array methods; `&` of 0-d
-            # conditions is refused on purpose ("use Python's `and`", finding AB7)
-            table = [t for t in table if ").clip" not in t and "&" not in t]
+        if not shape:  # a scalar parameter is a Python float: no array methods
+            table = [t for t in table if ").clip" not in t]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
     def parent(self, shape):
@@ -332,8 +331,8 @@ class Gen:
             return Node(shape, fmt, [self.expr((p, inner), depth), self.expr((inner, q), depth)])
         if len(shape) == 3:
             b, p, q = shape
-            # `@` of rank 3 is refused ("1 or 2 are supported", finding 2-0): einsum only
-            return Node(shape, "np.einsum('bij,bjk->bik', {0}, {1})",
+            return Node(shape, rng.choice(["({0}) @ ({1})", "np.matmul({0}, {1})",
+                                           "np.einsum('bij,bjk->bik', {0}, {1})"]),
                         [self.expr((b, p, inner), depth), self.expr((b, inner, q), depth)])
         return None
 
