@@ -129,6 +129,8 @@ def int_ast(d):
         return ast.Constant(int(d))
     if d.is_Symbol:
         return ast.Name(d.name, ast.Load())
+    if d.is_Pow and d.exp.is_Integer and d.exp > 1:  # n**2, the size of a square flattened
+        return ast.BinOp(int_ast(d.base), ast.Pow(), ast.Constant(int(d.exp)))
     if d.is_Add:
         terms = list(d.as_ordered_terms())
         node = int_ast(terms[0])

@@ -294,3 +294,17 @@ def test_masks_of_zero_d_values_computed_from_arrays():
             x.shape)
         assert np.allclose(either(x), want), (x, either(x))
         assert np.allclose(band(x), _central(module.band, x), atol=1e-8)
+
+
+def test_a_square_flattened_and_reshaped_back():
+    """``X.reshape(-1)[::-1].reshape(X.shape)`` of an (n, n) X has n**2 elements: the size
+    printer had no power (crash: cannot print the size n**2). sum(rev(X) * X) has the gradient
+    2 X reversed along both axes."""
+    source = ("import numpy as np\n\n\ndef f(X):\n    return np.einsum('ij,ij->', "
+              "X.reshape(-1)[::-1].reshape(X.shape), X)\n")
+    module = load_module(DIRECTORY, source, "flattened_square")
+    for shapes in ({"X": ("n", "n")}, None):
+        gf = symgrad.grad(module.f, shapes=shapes)
+        for n in (2, 3):
+            X = np.arange(n * n, dtype=float).reshape(n, n) / 3.0
+            assert np.array_equal(gf(X), 2.0 * X[::-1, ::-1])
