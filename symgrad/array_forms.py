@@ -58,7 +58,10 @@ class FormReader:
         (``rules.AndThen``/``OrElse``, ``Negation``: SymPy's ``Or(x > 0, x <= 0)`` is True, and
         it is False where ``x`` is nan). A constant boolean array is the condition ``MASK != 0``
         (of constant masks only, the result is the constant mask NumPy computes: ``~MASK``).
-        Numbers are refused (``and``/``or``/``not`` say it)."""
+        Of 0-d conditions (``(np.sum(x) > 0) & (t < 1)``) ``&``, ``|`` and ``np.logical_*``
+        are the same condition as ``and``/``or``/``not`` (the same truth value for Python and
+        NumPy bools, nothing to short-circuit); ``~`` of them is refused: of a Python bool it
+        is the int -2 or -1, both true."""
         masks = [self.constant_mask_of(c) for c in conditions]
         if all(m is not None for m in masks):  # ~MASK, MASK1 & MASK2: a constant mask again
             return self.constant_array(_FOLDED[operator](*masks), node, frame, base="mask")
@@ -68,11 +71,10 @@ class FormReader:
                              "or an array of numbers is given", "compare first: "
                              "np.where((x > 0) & (y < 1), a, b)")
         self.need_arrays()
-        if not any(self.shape_at(c, node, frame) for c in conditions):
-            word = {"&": "and", "|": "or", "~": "not", "np.logical_and": "and",
-                    "np.logical_or": "or", "np.logical_not": "not"}[operator]
-            return self.fail(node, frame, f"`{operator}` of conditions on numbers is not "
-                             "supported", f"use Python's `{word}`")
+        if operator == "~" and not any(self.shape_at(c, node, frame) for c in conditions):
+            return self.fail(node, frame, "`~` of a condition on numbers is not supported (of "
+                             "a Python bool it is an int: ~True is -2, which is true)",
+                             "use Python's `not` or np.logical_not")
         if operator in ("&", "np.logical_and"):
             result = AndThen(*conditions)
         elif operator in ("|", "np.logical_or"):

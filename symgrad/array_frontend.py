@@ -23,6 +23,7 @@ from . import argument_refusals, arrays
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
+from .array_linalg import batched_matmul
 from .array_sizes import SizeReader, _first_use
 from .array_written import WrittenReader
 from .fence import dotted
@@ -314,9 +315,14 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
             x, y = self.number(a, node, frame), self.number(b, node, frame)
             if isinstance(node, ast.BinOp):
                 x, y = self.as_computed(x, node.left, frame), self.as_computed(y, node.right, frame)
-            if not self.shape_at(x, node, frame) or not self.shape_at(y, node, frame):
+            shape_x, shape_y = self.shape_at(x, node, frame), self.shape_at(y, node, frame)
+            if not shape_x or not shape_y:
                 self.fail(node, frame, "`@` of a scalar is not defined", "use * to scale")
-            return self.node_value(arrays.matmul(x, y), "product", node, frame)
+            try:
+                product = batched_matmul(x, y, shape_x, shape_y)
+            except ShapeError as exc:
+                self.fail(node, frame, str(exc), "np.broadcast_to the operand first")
+            return self.node_value(product, "product", node, frame)
         if not self.array_mode or not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
             return super().binary(op, a, b, node, frame)
         shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)

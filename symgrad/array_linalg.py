@@ -123,6 +123,39 @@ def _einsum_print(printer, node):
                                                                      for x in node.inputs])
 
 
+def batched_matmul(x, y, shape_x, shape_y):
+    """``x @ y`` (``np.matmul``) with an operand of rank 3 or more: the stacks of matrices
+    multiplied as ``np.einsum`` with a letter per batch axis (aligned from the right, as NumPy
+    broadcasts them), a vector operand taking part as NumPy promotes it; ranks 1 and 2 are the
+    ``@`` row. Raises ShapeError for a size-1 batch axis against a longer one (NumPy's
+    broadcast; not supported)."""
+    ra, rb = len(shape_x), len(shape_y)
+    if ra <= 2 and rb <= 2:
+        return matmul(x, y)
+    batch = max(ra, rb) - 2
+    letters = "abcdefgh"[:batch]
+    left = letters[batch - (ra - 2):] + "mk" if ra >= 2 else "k"
+    right = letters[batch - (rb - 2):] + "kp" if rb >= 2 else "k"
+    for k in range(1, min(ra, rb) - 1):  # the batch axes both have, from the right
+        a, b = shape_x[-2 - k], shape_y[-2 - k]
+        if a != b and ONE in (a, b):
+            raise ShapeError(f"`@` of shapes {shape_x} and {shape_y}: a size-1 batch axis "
+                             "broadcast against a longer one is not supported")
+    output = letters + ("m" if ra >= 2 else "") + ("p" if rb >= 2 else "")
+    return einsum(f"{left},{right}->{output}", x, y)
+
+
+def _read_np_matmul(ctx, a, b):
+    """``np.matmul(a, b)``: ``a @ b`` (stacks of matrices too); ``np.dot`` stays the ``@`` row."""
+    x, y = ctx.array(a), ctx.array(b)
+    if not ctx.shape(x) or not ctx.shape(y):
+        ctx.fail("np.matmul of a scalar is not defined", "use * to scale")
+    try:
+        return batched_matmul(x, y, ctx.shape(x), ctx.shape(y))
+    except ShapeError as exc:
+        ctx.fail(str(exc), "np.broadcast_to the operand first")
+
+
 def _read_einsum(ctx, subscripts, operands=()):
     """``np.einsum``; a letter repeated in one operand (``"ii->"``, ``"ij,jj->i"``) takes that
     operand's diagonal first (``A[steps, steps]``, gathered with ``np.arange``), as NumPy
@@ -193,7 +226,31 @@ def _logdet_vjp(node, g, i, ctx):
 
 
 def _det_vjp(node, g, i, ctx):
-    return g * ctx.out * transpose(INV.make(node.inputs[0]), (1, 0))
+    """d det A = tr(adj(A) dA): the adjoint of A is g times the cofactor matrix adj(A).T, which
+    is det(A) inv(A).T only where A is invertible. From the SVD A = U diag(s) Vh it is
+    det(U Vh) U diag(p) Vh, p_i the product of the s_j with j != i (the product along the rows
+    of s with a 1 put on the diagonal: no division), so it is exact at a singular matrix too
+    ([[1, 2], [2, 4]] gives [[4, -2], [-2, 1]], as JAX does), on every backend."""
+    from .array_indexing import EYE
+    from .array_ops import PROD, reduce_
+    a = node.inputs[0]
+    (size, _) = ctx.shape(a)
+    u, s, vh = (SVD.make(a, params=(k,)) for k in range(3))
+    row = expand_dims(s, (0,))
+    others = reduce_(PROD, row + EYE.make(params=(size, size)) * (1 - row), (1,), False, 2)
+    sign = DET.make(matmul(u, vh))
+    return g * sign * matmul(u * expand_dims(others, (0,)), vh)
+
+
+def _svd_shape(node, shapes, dims):
+    (k,) = node.params
+    shape = _square(shapes, dims, "np.linalg.svd")
+    return shape[:1] if k == 1 else shape
+
+
+def _svd_print(printer, node):
+    (k,) = node.params
+    return _linalg_print("np.linalg.svd", k)(printer, node)
 
 
 def _linalg_print(spelling, item=None):
@@ -299,6 +356,10 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+NP_MATMUL = ArrayRule("np_matmul", ("numpy.matmul",), (), (("a", REQUIRED), ("b", REQUIRED)),
+                      read=_read_np_matmul)
+SVD = ArrayRule("svd", (), (), (), shape=_svd_shape, numpy=_svd_print, label="singular")
+"""Item ``k`` of ``np.linalg.svd(A)`` of a square ``A`` (U, s, Vh): the det row's adjoint."""
 SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", REQUIRED)),
                   read=_read_solve, shape=_solve_shape, vjp=_solve_vjp, numpy=_solve_print,
                   label="solution")

@@ -129,6 +129,8 @@ def int_ast(d):
         return ast.Constant(int(d))
     if d.is_Symbol:
         return ast.Name(d.name, ast.Load())
+    if d.is_Pow and d.exp.is_Integer and d.exp > 1:  # n**2, the size of a square flattened
+        return ast.BinOp(int_ast(d.base), ast.Pow(), ast.Constant(int(d.exp)))
     if d.is_Add:
         terms = list(d.as_ordered_terms())
         node = int_ast(terms[0])
@@ -154,11 +156,11 @@ def int_ast(d):
         return ast.Call(ast.Name("min" if isinstance(d, sympy.Min) else "max", ast.Load()),
                         [int_ast(a) for a in d.args], [])
     if isinstance(d, sympy.ceiling):  # ceil(a / k) = -(-a // k)
-        num, den = sympy.fraction(sympy.together(d.args[0]))
+        num, den = d.args[0].as_numer_denom()  # also of an unevaluated Mul(1/2, n - 1)
         return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), int_ast(num)),
                                                  ast.FloorDiv(), int_ast(den)))
     if isinstance(d, sympy.floor):
-        num, den = sympy.fraction(sympy.together(d.args[0]))
+        num, den = d.args[0].as_numer_denom()
         return ast.BinOp(int_ast(num), ast.FloorDiv(), int_ast(den))
     raise ShapeError(f"cannot print the size {d}")
 

@@ -313,7 +313,7 @@ MIN = ArrayRule("min", ("numpy.min", "numpy.amin"), ("min",), _AXIS,
 PROD = ArrayRule("prod", ("numpy.prod",), ("prod",), _AXIS, read=_read_reduction(lambda: PROD),
                  shape=reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
                  label="product")
-MATMUL = ArrayRule("matmul", ("numpy.matmul", "numpy.dot"), ("dot",), (("a", REQUIRED),
+MATMUL = ArrayRule("matmul", ("numpy.dot",), ("dot",), (("a", REQUIRED),
                                                                        ("b", REQUIRED)),
                    read=_read_matmul, shape=_matmul_shape, vjp=_matmul_vjp, numpy=_matmul_print,
                    label="product")

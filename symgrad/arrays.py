@@ -42,7 +42,7 @@ import sympy
 from .argument_refusals import index_argument, labels
 from .array_casts import CAST_ROWS
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
-from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
+from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, NP_MATMUL, SLOGDET,
                            SLOGDET_SIGN, SOLVE)
 from .array_indexing import (ARANGE, ARRAY_OF, EYE, INDEX, INDEX_ADJOINT, TRI_INDICES,
                              TRIL_INDICES, TRIU_INDICES, index)
@@ -330,8 +330,8 @@ TAKE = ArrayRule("take", ("numpy.take",), ("take",), (("a", REQUIRED), ("indices
 ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
-    LOGABSDET, SLOGDET_SIGN, SOLVE, EINSUM, CUMSUM, EYE, TRIU_INDICES, TRIL_INDICES, TRI_INDICES,
-    *VALUE_ROWS, *CAST_ROWS,
+    LOGABSDET, SLOGDET_SIGN, SOLVE, EINSUM, NP_MATMUL, CUMSUM, EYE, TRIU_INDICES, TRIL_INDICES,
+    TRI_INDICES, *VALUE_ROWS, *CAST_ROWS,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),

@@ -78,11 +78,19 @@ def numbers_and(x):
     return np.sum(np.where(x & (x > 0), x, 0.0))
 
 
-def test_combining_numbers_is_refused_with_a_hint():
+def scalar_not(x, s):
+    return np.sum(x) * (2.0 if ~(s > 0) else 1.0)
+
+
+def test_combining_numbers():
+    """``&`` of 0-d conditions is Python's ``and`` (fuzzer finding AB7: it was refused); ``~`` of
+    one is refused (of a Python bool it is -2 or -1, both true); ``&`` of a number array is."""
+    for s, factor in ((0.5, 2.0), (1.5, 1.0), (-0.5, 1.0)):
+        assert np.array_equal(symgrad.grad(scalar_and, wrt="x")(np.ones(3), s), [factor] * 3)
     with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
-        symgrad.grad(scalar_and)(np.ones(3), 0.5)
-    assert info.value.lineno == scalar_and.__code__.co_firstlineno + 1
-    assert "`&` of conditions on numbers" in info.value.what and "`and`" in info.value.hint
+        symgrad.grad(scalar_not)(np.ones(3), 0.5)
+    assert info.value.lineno == scalar_not.__code__.co_firstlineno + 1
+    assert "`~` of a condition on numbers" in info.value.what and "`not`" in info.value.hint
     with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
         symgrad.grad(numbers_and)(np.ones(3))
     assert info.value.offset == len("    return np.sum(np.where(") + 1

@@ -146,3 +146,165 @@ def test_triangle_indices_of_a_call_time_size(backend, x64):
             got = _numbers(gf(arg))
             assert np.allclose(got, want, rtol=1e-12, atol=1e-15), (f.__name__, backend, got)
             assert np.allclose(got, _central(f, X), rtol=1e-7, atol=1e-8)
+
+
+BRANCHED_MEAN = '''import numpy as np
+
+
+def f(X, v):
+    u = X
+    c = np.max(u / 3.0 * 3.0 - u)
+    if c > 0.0:
+        return np.sum(u)
+    return np.mean(u[1::2])
+'''
+
+
+def test_the_count_of_an_odd_stepped_slice_under_a_branch():
+    """value_and_grad of ``np.mean(u[1::2])`` on a side of an ``if`` (u of shape (n, 4), built
+    at the call) crashed printing ceil((n - 1) / 2) from SymPy's unevaluated product
+    ``Mul(1/2, n - 1)`` (ShapeError: cannot print the size 1/2). The gradient on that side is
+    1 / (4 ceil((n - 1) / 2)) on the odd rows, on the other side 1 everywhere."""
+    module = load_module(DIRECTORY, BRANCHED_MEAN, "branched_mean")
+    vg = symgrad.value_and_grad(module.f, wrt=("X", "v"))
+    for n in (2, 3, 4, 5):
+        X = np.arange(n * 4, dtype=float).reshape(n, 4) / 10.0
+        value, (dX, dv) = vg(X, np.ones(4))
+        assert value == module.f(X, np.ones(4))
+        c = np.max(X / 3.0 * 3.0 - X)
+        want = np.ones((n, 4))
+        if not c > 0.0:
+            want = np.zeros((n, 4))
+            want[1::2] = 1.0 / (4 * (n // 2))
+        assert np.array_equal(dX, want), (n, dX)
+        assert np.array_equal(dv, np.zeros(4))
+
+
+DETERMINANT = '''import numpy as np
+
+
+def det(X):
+    return np.linalg.det(X)
+
+
+def det_of_gram(X):
+    return np.linalg.det(X @ X.T) + 2.0 * np.linalg.det(X)
+'''
+DET_POINTS = [  # (A, the cofactor matrix adj(A).T = d det(A) / dA, by hand)
+    (np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[4.0, -2.0], [-2.0, 1.0]])),
+    (np.diag([1.0, 0.0, 1.0]), np.diag([0.0, 1.0, 0.0])),
+    (np.zeros((3, 3)), np.zeros((3, 3))),
+    (np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),  # rank 2
+     np.array([[-3.0, 6.0, -3.0], [6.0, -12.0, 6.0], [-3.0, 6.0, -3.0]])),
+    (np.array([[2.0, 1.0], [0.5, 3.0]]), np.array([[3.0, -0.5], [-1.0, 2.0]])),
+    (np.array([[0.7]]), np.array([[1.0]])),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_determinant_gradient_is_the_cofactor_matrix_at_singular_matrices(backend, x64):
+    """The adjoint of ``np.linalg.det`` was ``det(A) * inv(A).T``: LinAlgError at a singular
+    matrix (numpy, torch, array_api), nan on JAX, where the primal is 0.0. It is the cofactor
+    matrix (from the SVD, without a division), exact there too; ``jax.jit`` compiles it. The
+    gradient of det(X X^T) + 2 det(X) is 2 det(X) cof(X) + 2 cof(X) (det(X X^T) = det(X)^2)."""
+    module = load_module(DIRECTORY, DETERMINANT, "determinant")
+    convert = np.asarray
+    if backend == "torch":
+        import torch
+        convert = torch.from_numpy
+    elif backend == "jax":
+        import jax
+        convert = jax.numpy.asarray
+    g = symgrad.grad(module.det, shapes={"X": ("n", "n")}, backend=backend)
+    gram = symgrad.grad(module.det_of_gram, shapes={"X": ("n", "n")}, backend=backend)
+    runs = [g, gram]
+    if backend == "jax":
+        runs += [jax.jit(g), jax.jit(gram)]
+    for A, cofactor in DET_POINTS:
+        want = [cofactor, 2.0 * np.linalg.det(A) * cofactor + 2.0 * cofactor] * 2
+        for gf, w in zip(runs, want):
+            got = _numbers(gf(convert(A)))
+            assert np.allclose(got, w, rtol=1e-12, atol=1e-13), (backend, A, got)
+    for A, cofactor in DET_POINTS:
+        assert np.allclose(_central(module.det, A), cofactor, atol=1e-8)
+
+
+BATCHED = '''import numpy as np
+
+
+def stacked(A, B):
+    return np.sum(np.tanh(A @ B))
+
+
+def called(A, B):
+    return np.sum(np.matmul(A, B) ** 2)
+
+
+def with_vector(A, v):
+    return np.sum(np.sin(A @ v)) + np.sum(np.cos(v @ A))
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS[:3])
+def test_matmul_of_stacks_of_matrices(backend, x64):
+    """``@`` and ``np.matmul`` of rank 3 or more were refused ("1 or 2 are supported"; SPEC and
+    the docs list ``@`` without a rank limit): a stack of matrices, broadcast from the right as
+    NumPy does, with a vector promoted. d/dA sum(tanh(A @ B)) = (1 - tanh(AB)^2) @ B^T per
+    batch, checked by central differences, on every backend but the Array API's (no einsum)."""
+    module = load_module(DIRECTORY, BATCHED, "batched")
+    rng = np.random.default_rng(3)
+    convert = np.asarray
+    if backend == "torch":
+        import torch
+        convert = torch.from_numpy
+    cases = [(module.stacked, (2, 3, 4), (2, 4, 5)), (module.stacked, (2, 3, 4), (4, 5)),
+             (module.stacked, (3, 4), (2, 4, 5)), (module.called, (2, 2, 3, 4), (2, 4, 2)),
+             (module.with_vector, (2, 4, 4), (4,))]
+    for f, sa, sb in cases:
+        A, B = rng.uniform(-1.0, 1.0, sa), rng.uniform(-1.0, 1.0, sb)
+        dA, dB = (_numbers(g) for g in symgrad.grad(f, backend=backend)(convert(A), convert(B)))
+        assert np.allclose(dA, _central(lambda a: f(a, B), A), rtol=1e-7, atol=1e-8)
+        assert np.allclose(dB, _central(lambda b: f(A, b), B), rtol=1e-7, atol=1e-8)
+    A, B = rng.uniform(-1.0, 1.0, (2, 3, 4)), rng.uniform(-1.0, 1.0, (2, 4, 5))
+    t = np.tanh(A @ B)
+    dA = _numbers(symgrad.grad(module.stacked, wrt="A", backend=backend)(convert(A), convert(B)))
+    assert np.allclose(dA, (1.0 - t ** 2) @ np.swapaxes(B, 1, 2), rtol=1e-12, atol=1e-15)
+
+
+def test_matmul_with_a_size_one_batch_axis_is_refused_clearly():
+    module = load_module(DIRECTORY, BATCHED, "batched")
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="size-1 batch axis"):
+        symgrad.grad(module.stacked, shapes={"A": (1, "n", "k"), "B": ("b", "k", "m")})
+
+
+def test_masks_of_zero_d_values_computed_from_arrays():
+    """``np.where((s > -0.5) & (s < 0.5), s ** 2, 0.25)`` with ``s = np.sum(x)`` was refused
+    ("`&` of conditions on numbers", AB7); it is the same condition as ``and``: d/dx = 2 s
+    inside the band, 0 outside; ``|`` with ``np.logical_not`` likewise."""
+    source = ("import numpy as np\n\n\ndef band(x):\n    s = np.sum(x)\n    return np.where((s > "
+              "-0.5) & (s < 0.5), s ** 2, 0.25)\n\n\ndef either(x):\n    s = np.sum(x)\n    m = "
+              "np.max(x)\n    return np.where(np.logical_not(s > 0.0) | (m < 0.3), s * m, s)\n")
+    module = load_module(DIRECTORY, source, "zero_d_masks")
+    band = symgrad.grad(module.band, shapes={"x": ("n",)})
+    either = symgrad.grad(module.either, shapes={"x": ("n",)})
+    for x in (np.array([0.1, 0.2, -0.1]), np.array([0.5, 0.6, 0.1]), np.array([-0.9, 0.2])):
+        s, m = x.sum(), x.max()
+        assert np.allclose(band(x), np.full(x.shape, 2.0 * s if -0.5 < s < 0.5 else 0.0))
+        want = np.full(x.shape, m) + s * (x == m) if (not s > 0.0 or m < 0.3) else np.ones(
+            x.shape)
+        assert np.allclose(either(x), want), (x, either(x))
+        assert np.allclose(band(x), _central(module.band, x), atol=1e-8)
+
+
+def test_a_square_flattened_and_reshaped_back():
+    """``X.reshape(-1)[::-1].reshape(X.shape)`` of an (n, n) X has n**2 elements: the size
+    printer had no power (crash: cannot print the size n**2). sum(rev(X) * X) has the gradient
+    2 X reversed along both axes."""
+    source = ("import numpy as np\n\n\ndef f(X):\n    return np.einsum('ij,ij->', "
+              "X.reshape(-1)[::-1].reshape(X.shape), X)\n")
+    module = load_module(DIRECTORY, source, "flattened_square")
+    for shapes in ({"X": ("n", "n")}, None):
+        gf = symgrad.grad(module.f, shapes=shapes)
+        for n in (2, 3):
+            X = np.arange(n * n, dtype=float).reshape(n, n) / 3.0
+            assert np.array_equal(gf(X), 2.0 * X[::-1, ::-1])

@@ -5,17 +5,14 @@ size, so the fuzzer calls each build at two sizes; a named size may be *fixed*, 
 ``shapes=`` as an int, and then constant arrays may have it), ``1`` (a size-1 axis, given to
 ``shapes=`` as 1) or an int >= 2 (an axis made by a constant index array, ``np.stack`` or
 ``np.concatenate``). ``Gen.expr(shape, depth)`` draws an expression tree (``Node``) of exactly that
-shape from the operations of the supported array language; ``Program`` holds the parameters, the
-module constants, the statements (intermediate names, an ``if`` on a scalar computed from
-arrays) and the returned scalar, and prints the module's source. Trees shrink by replacing a node
-with a child of its shape or with a plain leaf (``Program.shrunk``).
+shape from the operations of the supported array language; ``Program`` (``array_programs``)
+holds the parameters, the module constants, the statements (intermediate names, an ``if`` on a
+scalar computed from arrays) and the returned scalar, and prints the module's source; trees
+shrink by replacing a node with a child of its shape or with a plain leaf (``Program.shrunk``).
 
 Every named size is at least 2 when called, so the ints 0, 1, -1 index any axis; values stay
 bounded (inputs in [-1, 1], ``exp`` of bounded arguments, matrices inverted are 3 I + 0.3 tanh(M)).
 """
-import copy
-import random
-import re
 
 NAMED = ("n", "d", "k")
 
@@ -49,12 +46,14 @@ UNARY = [
     "np.round({0})", "np.sqrt(np.abs({0}) + 1.0)", "np.arcsinh({0})", "({0}).clip(-0.4, 0.6)",
     "np.where((({0}) > -0.5) & (({0}) < 0.5), ({0}) ** 2, 0.25)", "np.exp(-({0}) ** 2)",
     "np.negative({0})", "np.power({0}, 2)", "np.floor({0}) + ({0})", "np.sign({0}) * ({0})",
-    "stop_gradient({0})", "stop_gradient({0}) * ({0})", "({0}) + stop_gradient(np.round({0}) - ({0}))",
+    "stop_gradient({0})", "stop_gradient({0}) * ({0})",
+    "({0}) + stop_gradient(np.round({0}) - ({0}))",
 ]
 SPECIAL = [
     "scipy.special.erf({0})", "scipy.special.erfc({0})", "scipy.special.expit({0})",
     "scipy.special.logit(0.1 + 0.8 * scipy.special.expit({0}))",
-    "scipy.special.xlogy(1.5 + ({0}) ** 2, 1.5 + ({0}) ** 2)", "scipy.special.gammaln(1.5 + ({0}) ** 2)",
+    "scipy.special.xlogy(1.5 + ({0}) ** 2, 1.5 + ({0}) ** 2)",
+    "scipy.special.gammaln(1.5 + ({0}) ** 2)",
     "scipy.special.digamma(1.5 + ({0}) ** 2)",
 ]
 BINARY = [
@@ -65,7 +64,8 @@ BINARY = [
     "({0}) * stop_gradient({1})",
 ]
 REDUCTIONS = ["np.sum({0}{axis})", "np.mean({0}{axis})", "np.max({0}{axis})", "np.min({0}{axis})",
-              "np.prod(np.tanh({0}) * 0.5 + 1.0{axis})", "({0}).sum({axis1})", "({0}).mean({axis1})",
+              "np.prod(np.tanh({0}) * 0.5 + 1.0{axis})", "({0}).sum({axis1})",
+              "({0}).mean({axis1})",
               "({0}).max({axis1})", "({0}).min({axis1})", "np.amax({0}{axis})",
               "scipy.special.logsumexp({0}{axis})", "np.var({0}{axis})", "np.std({0}{axis})"]
 
@@ -224,9 +224,8 @@ class Gen:
 
     def unary(self, shape, depth):
         table = UNARY + (SPECIAL if self.special else [])
-        if not shape:  # a scalar parameter is a Python float: no array methods; `&` of 0-d
-            # conditions is refused on purpose ("use Python's `and`", finding AB7)
-            table = [t for t in table if ").clip" not in t and "&" not in t]
+        if not shape:  # a scalar parameter is a Python float: no array methods
+            table = [t for t in table if ").clip" not in t]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
     def parent(self, shape):
@@ -332,8 +331,8 @@ class Gen:
             return Node(shape, fmt, [self.expr((p, inner), depth), self.expr((inner, q), depth)])
         if len(shape) == 3:
             b, p, q = shape
-            # `@` of rank 3 is refused ("1 or 2 are supported", finding 2-0): einsum only
-            return Node(shape, "np.einsum('bij,bjk->bik', {0}, {1})",
+            return Node(shape, rng.choice(["({0}) @ ({1})", "np.matmul({0}, {1})",
+                                           "np.einsum('bij,bjk->bik', {0}, {1})"]),
                         [self.expr((b, p, inner), depth), self.expr((b, inner, q), depth)])
         return None
 
@@ -384,7 +383,7 @@ class Gen:
                                            f"np.reshape({{0}}, {target})"]),
                         [self.expr(tuple(inner), depth)])
         if kind == "reshape1" and len(shape) == 2 and shape[1] == 1:
-            return Node(shape, f"({{0}}).reshape(-1, 1)", [self.expr(shape[:1], depth)])
+            return Node(shape, "({0}).reshape(-1, 1)", [self.expr(shape[:1], depth)])
         return None
 
     def indexing(self, shape, depth):
@@ -539,144 +538,3 @@ def _broadcast(a, b):
         else:
             return None
     return tuple(out)
-
-
-class Program:
-    """A fuzzed array function: ``source()`` the module; ``shapes()`` for ``grad(shapes=)``."""
-
-    def __init__(self, params, fixed, consts, helpers, preludes, statements, branch, terms):
-        self.params, self.fixed = params, fixed
-        self.consts, self.helpers, self.preludes = consts, helpers, preludes
-        self.statements = statements        # [(name, Node)]
-        self.branch = branch                # None or (cond Node (scalar), then Node, else Node)
-        self.terms = terms                  # [Node] (scalars, summed)
-
-    def shapes(self):
-        return {p: tuple(self.fixed.get(a, a) for a in s) for p, s in self.params.items()}
-
-    def source(self):
-        body = []
-        for name, node in self.statements:
-            body.append(f"    {name} = {node.text()}")
-        ret = " + ".join(f"({t.text()})" for t in self.terms) or "0.0"
-        if self.branch is not None:
-            cond, then, other = self.branch
-            body += [f"    c = {cond.text()}", "    if c > 0.1:",
-                     f"        r = {then.text()}", "    else:", f"        r = {other.text()}",
-                     f"    return r + {ret}"]
-        else:
-            body.append(f"    return {ret}")
-        used = "\n".join(body)
-        preludes = ["    " + line for label, line in sorted(self.preludes.items())
-                    if f"i_{label}" in used]
-        helpers = [h for h in self.helpers if h.split("(")[0][4:] + "(" in used]
-        consts = [c for c in self.consts if re.search(r"\b" + c.split(" =")[0] + r"\b", used)]
-        lines = ["import numpy as np"] + (["import scipy.special"] if "scipy" in used + "".join(
-            helpers) else []) + [""] + (["from symgrad import stop_gradient"] if "stop_gradient"
-                                        in used + "".join(helpers) else [])
-        lines += [""] + consts + [""]
-        for h in helpers:
-            lines += ["", h]
-        lines += ["", f"def f({', '.join(self.params)}):"] + preludes + body
-        return "\n".join(lines) + "\n"
-
-    def roots(self):
-        out = [node for _, node in self.statements] + list(self.terms)
-        if self.branch is not None:
-            out += list(self.branch)
-        return out
-
-    def size(self):
-        return sum(r.size() for r in self.roots())
-
-    def shrunk(self, rng):
-        """Smaller programs (each one step smaller), in a random order within kinds."""
-        out = []
-        for i in range(len(self.terms)):
-            if len(self.terms) > 1:
-                p = copy.deepcopy(self)
-                del p.terms[i]
-                out.append(p)
-        if self.branch is not None:
-            for keep in (1, 2):
-                p = copy.deepcopy(self)
-                p.terms.append(p.branch[keep])
-                p.branch = None
-                out.append(p)
-        for i, (name, _) in enumerate(self.statements):
-            p = copy.deepcopy(self)
-            _, node = p.statements.pop(i)
-            for root in p.roots():
-                _inline(root, name, node)
-            out.append(p)
-        steps = []
-        for r, root in enumerate(self.roots()):
-            for j, node in enumerate(root.nodes()):
-                for kid in range(len(node.kids)):
-                    if node.kids[kid].shape == node.shape:
-                        steps.append((r, j, "kid", kid))
-                if node.kids:
-                    steps.append((r, j, "leaf", None))
-        rng.shuffle(steps)
-        steps.sort(key=lambda s: s[1])  # nodes near the root first
-        for r, j, what, kid in steps:
-            p = copy.deepcopy(self)
-            node = list(p.roots()[r].nodes())[j]
-            if what == "kid":
-                replacement = node.kids[kid]
-            else:
-                replacement = _plain_leaf(p, node.shape)
-            node.fmt, node.kids, node.ref = replacement.fmt, replacement.kids, replacement.ref
-            out.append(p)
-        return out
-
-
-def _inline(root, name, node):
-    for n in root.nodes():
-        if n.fmt == name and not n.kids:
-            n.fmt, n.kids = "({0})", [copy.deepcopy(node)]
-
-
-def _plain_leaf(program, shape):
-    for name, have in program.params.items():
-        if tuple(have) == tuple(shape):
-            return Node(shape, name)
-    if shape == ():
-        return Node(shape, "0.5")
-    gen = Gen(random.Random(0), program.params, program.fixed)
-    node = gen.broadcast_leaf(shape) if any(isinstance(a, str) for a in shape) else None
-    if node is not None and not gen.consts:
-        return node
-    return Node(shape, f"np.full({gen.shape_text(shape)}, 0.5)")
-
-
-def draw(rng, special=True):
-    """A random ``Program`` (``rng`` a ``random.Random``)."""
-    labels = list(NAMED[:rng.choice([1, 2, 2, 3])])
-    fixed = {a: rng.randint(2, 4) for a in labels if rng.random() < 0.25}
-    names = ["X", "v", "W", "s"]
-    count = rng.choice([1, 2, 2, 3])
-    params = {}
-    for name in names[:count]:
-        rank = rng.choice([0, 1, 1, 2, 2, 2, 3]) if name != "s" else rng.choice([0, 0, 1])
-        params[name] = tuple(rng.choice(labels) if rng.random() > 0.12 else 1
-                             for _ in range(rank))
-        if rank == 2 and rng.random() < 0.25 and params[name][0] != 1:
-            params[name] = (params[name][0], params[name][0])
-    if all(not s for s in params.values()):
-        params[names[0]] = (labels[0],)
-    used = {a for s in params.values() for a in s if isinstance(a, str)}
-    fixed = {a: v for a, v in fixed.items() if a in used}
-    gen = Gen(rng, params, fixed, special)
-    depth = rng.choice([2, 3, 3, 4])
-    statements = []
-    for i in range(rng.choice([0, 0, 1, 2])):
-        shape = gen.random_shape()
-        statements.append((f"t{i}", gen.expr(shape, depth)))
-        gen.interms.append((f"t{i}", shape))
-    branch = None
-    if rng.random() < 0.25:
-        branch = (gen.expr((), depth - 1), gen.expr((), depth), gen.expr((), depth))
-    terms = [gen.expr((), depth) for _ in range(rng.choice([1, 1, 2]))]
-    return Program(params, fixed, gen.consts, gen.helpers, gen.preludes, statements, branch,
-                   terms)

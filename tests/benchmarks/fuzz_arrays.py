@@ -5,7 +5,7 @@ Not collected by pytest; run by hand from the repository:
 
     nice python tests/benchmarks/fuzz_arrays.py --seconds 600 --seed N [--backends jax torch ...]
 
-Program ``N`` of a run is drawn (``array_program_gen.draw``) from the seed string
+Program ``N`` of a run is drawn (``array_programs.draw``) from the seed string
 ``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
 3-17 ...`` checks (and minimises) only the programs named. Each program is written to a module
 file and checked (``check``):
@@ -38,6 +38,7 @@ import importlib.util
 import math
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -52,7 +53,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import array_program_gen  # noqa: E402
+import array_programs  # noqa: E402
 import symgrad  # noqa: E402
 
 DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_fuzz_arrays_"))
@@ -60,7 +61,8 @@ ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict"
                 "dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
          "backend-crash", "backend-refusal")
-DOCUMENTED = ("cannot be printed for backend 'array_api'", "has no spelling for backend 'array_api'")
+DOCUMENTED = ("cannot be printed for backend 'array_api'",
+              "has no spelling for backend 'array_api'")
 _counter = [0]
 
 
@@ -140,7 +142,8 @@ def classify_build_error(error, backend=None):
         return Failure("backend-refusal" if backend else "refusal", backend,
                        f"{type(error).__name__}: {text.splitlines()[0][:200]}", got=text[:1500])
     return Failure("backend-crash" if backend else "crash", backend,
-                   f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}",
+                   f"{type(error).__name__}: "
+                   f"{str(error).splitlines()[0][:200] if str(error) else ''}",
                    got="".join(traceback.format_exception(error)[-6:])[-2500:])
 
 
@@ -384,6 +387,11 @@ def check(program, name, backends, counts=None, only=None):
     return failures
 
 
+def _gist(failure):
+    """The start of an exception's message, without the file named: the same error."""
+    return re.sub(r"\(fuzzarr_\d+\.py.*", "", failure.detail)[:70]
+
+
 def minimise(failure, backends, seconds):
     """The smallest program found in ``seconds`` that fails the same way."""
     deadline = time.monotonic() + seconds
@@ -404,8 +412,8 @@ def minimise(failure, backends, seconds):
             except Exception:
                 continue
             same = [f for f in found if f.key()[:2] == failure.key()[:2] and (
-                failure.kind not in ("crash", "refusal", "backend-crash", "backend-refusal")
-                or f.detail.split(":")[0] == failure.detail.split(":")[0])]
+                failure.kind not in ("crash", "refusal", "call-time-refusal", "backend-crash",
+                                     "backend-refusal") or _gist(f) == _gist(failure))]
             if same:
                 best, best_failure = candidate, same[0]
                 best_failure.program, best_failure.name = candidate, failure.name
@@ -434,7 +442,8 @@ def report(failure):
     if failure.expected is not None and failure.expected != "":
         lines.append(f"expected: {fmt(failure.expected)}")
     if failure.got is not None and failure.got != "":
-        lines.append(f"got: {fmt(failure.got) if not isinstance(failure.got, str) else failure.got}")
+        got = failure.got if isinstance(failure.got, str) else fmt(failure.got)
+        lines.append(f"got: {got}")
     return "\n".join(lines)
 
 
@@ -460,7 +469,7 @@ def main(argv=None):
         if name is None:
             break
         n += 1
-        program = array_program_gen.draw(random.Random(name), special=not options.no_special)
+        program = array_programs.draw(random.Random(name), special=not options.no_special)
         counts["programs"] = counts.get("programs", 0) + 1
         try:
             failures = check(program, name, backends, counts)
