@@ -20,8 +20,7 @@ entry prints through its ``numpy`` column. The differences:
 """
 import ast
 
-from .array_backend_values import (  # noqa: F401 - printer and emit read them here
-    broadcast_shape, constant, full, like_reference, refuse)
+from .array_backend_values import full, like_reference, refuse
 from . import array_backends_dask as dask_columns
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast

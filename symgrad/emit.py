@@ -233,7 +233,7 @@ def _broadcast_result(line, name, params):
 def _full_result(line, name, params, printer):
     """A constant result of the other array backends: the arguments' broadcast shape, their
     dtype and device."""
-    from .array_backends import broadcast_shape, full
+    from .array_backend_values import broadcast_shape, full
     if isinstance(line, ast.Assign) and line.targets[0].id == name:
         line.value = full(printer, broadcast_shape(printer, params), line.value)
     return line

@@ -118,7 +118,7 @@ class Printer:
             return ast.Constant(None)
         if e.is_Symbol:
             if e.name in self.constants and self.backend != "numpy":
-                from .array_backends import constant
+                from .array_backend_values import constant
                 return constant(self, e.name)
             return ast.Name(e.name, ast.Load())
         if e.is_Integer:  # float literals: float * float is faster than float * int
@@ -352,7 +352,7 @@ class Printer:
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""
-        from .array_backends import full
+        from .array_backend_values import full
         return full(self, ast.Tuple([], ast.Load()), value)
 
     def add(self, e, negate=False):
