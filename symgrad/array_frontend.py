@@ -19,7 +19,7 @@ import ast
 import numpy as np
 import sympy
 
-from . import arrays
+from . import argument_refusals, arrays
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
@@ -208,6 +208,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
                 return self.fail(node, frame, f"`{dotted(node)}` does not exist",
                                  "check the spelling")
         if isinstance(node, ast.Subscript):
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                self.fail(node, frame, *argument_refusals.string_key(node, frame))  # p["w"]
             base = self.value(node.value, frame)
             if isinstance(base, tuple):
                 items = base
@@ -337,6 +339,17 @@ def _size_expression(value):
 
 
 def _size(value):
-    """Whether ``value`` is an array size (an integer expression of dimension symbols)."""
-    return isinstance(value, sympy.Expr) and not value.is_Number and value.is_integer and all(
-        is_dim(s) for s in value.free_symbols)
+    """Whether ``value`` is an array size (an integer expression of dimension symbols). The
+    symbols are looked at first, once per shared node: SymPy's ``is_integer`` of a large scalar
+    expression (``acos`` of one asks ``abs`` of its argument) took seconds."""
+    if not isinstance(value, sympy.Expr) or value.is_Number:
+        return False
+    stack, seen = [value], set()
+    while stack:
+        node = stack.pop()
+        if node.is_Symbol and not is_dim(node):
+            return False
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.args)
+    return bool(value.is_integer)

@@ -36,7 +36,7 @@ from .backends import BACKENDS
 from .check import check_grad
 from .cli_arguments import positive_int, shapes_option, target, tolerance, wrt_option
 from .differentiate import STRATEGIES
-from .errors import SymgradError, UnsupportedSyntaxError
+from .errors import ShapesNeededError, SymgradError, UnsupportedSyntaxError
 from .export import latex, write_module
 
 USAGE_ERROR = 2  # argparse's own status for bad arguments
@@ -219,9 +219,14 @@ def _gradient(args):
         gradient = build(function, wrt=args.wrt, backend=args.backend,
                          strategy=args.strategy or "auto", shapes=shapes)
     if gradient.source is None:  # array code, built per shape at its first call
-        raise CommandError(f"`{args.target.name}` computes with arrays: give their shapes, "
-                           "e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 axis)")
+        raise _shapes_needed(args.target.name)
     return gradient
+
+
+def _shapes_needed(name):
+    """The refusal of array code without ``--shapes`` (``show``, ``export`` and ``check``)."""
+    return CommandError(f"`{name}` computes with arrays: give their shapes, e.g. --shapes "
+                        "X=n,d w=d (names for sizes, 1 for a size-1 axis)")
 
 
 def _show(args):
@@ -242,8 +247,12 @@ def _check(args):
     function, hand = load_function(args.target), load_function(args.hand)
     if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
         function = function.primal
-    report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
-                        seed=args.seed, strategy=args.strategy or "auto", shapes=_shapes(args))
+    try:
+        report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
+                            seed=args.seed, strategy=args.strategy or "auto",
+                            shapes=_shapes(args))
+    except ShapesNeededError:
+        raise _shapes_needed(args.target.name) from None
     print(report)
     return 1 if report.verdict == "different" else 0
 

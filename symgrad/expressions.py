@@ -15,7 +15,7 @@ from .functions import Value
 from .realpower import RealPower
 from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
 from .rules import power
-from .written import AsWritten, kept_as_written
+from .written import AsWritten, kept_as_written, written_call
 
 _BINARY = {
     ast.Add: lambda a, b: a + b,
@@ -424,10 +424,10 @@ class Expressions:
                 if inner.is_integer is not False:
                     raise _NotWritten  # an int of the arguments: float() may round it
                 return inner
-            if rule is not None and rules.written_spelling(rule, "math") is not None and \
-                    len(node.args) in rule.nargs:
-                return rules.Written(sympy.Integer(100 + rules.RULES.index(rule)),
-                                     *[self._written(a, frame) for a in node.args])
+            found = None if rule is None or len(node.args) not in rule.nargs else \
+                written_call(rule, [self._written(a, frame) for a in node.args])
+            if found is not None:  # every row: none drops the form of the operand around it
+                return found
             if node in self.call_results:  # a helper: the form its `return` wrote, if any
                 value = self.call_results[node]
                 found = self.form_of(value)

@@ -19,7 +19,7 @@ import ast
 
 import sympy
 
-from . import functions
+from . import argument_refusals, functions
 from .errors import UnsupportedSyntaxError
 from .expressions import Expressions, _without_not
 from .fence import REJECTED, contains, first
@@ -62,6 +62,7 @@ class _Reader(Expressions, Resolver, Guards):
         self.inlining = []
         self.callers = []  # the frame of each call being inlined, innermost last
         self.path = []  # (condition, holds) of each `if` around the code being read
+        self.guards = []  # the sides of the `if`s whose other side returned (`_after_return`)
         self.checks = set()  # the Checks appended so far
         self.written_of = {}  # a value (SymPy form) -> the same value as the source computes it
         # (value, path of the `if`s around it) -> its form there: the two sides of an `if` may
@@ -200,6 +201,10 @@ class _Reader(Expressions, Resolver, Guards):
                 if cond is sympy.true or cond is sympy.false:
                     return self.block((parts[0] if cond else parts[1]) + rest, frame)
                 if contains(stmt, ast.Return):
+                    if rest and self.depth == len(self.guards) and not getattr(
+                            self, "array_mode", False) and _returns(parts[0]) != _returns(
+                            parts[1]):
+                        return self._after_return(cond, parts, rest, stmt, frame)
                     results = [self.branch(part + rest, frame, (cond, holds))
                                for part, holds in zip(parts, (True, False))]
                     if None in results:
@@ -228,6 +233,40 @@ class _Reader(Expressions, Resolver, Guards):
         finally:
             self.depth -= 1
             self.path.pop()
+
+    def _after_return(self, cond, parts, rest, stmt, frame):
+        """An ``if`` one side of which returns (or raises) on every path: that side is read as a
+        branch, the other side and the statements after the ``if`` (``rest``) as top-level code
+        guarded by the side (``self.guards``): each of their assignments is a line of its own,
+        computed only where that side runs (``0 if c else v``), so a long tail (a loop) reads
+        as named lines, never as one expression repeating each name's value (exponential in
+        the steps of a loop: 160000 tree nodes for 4 steps)."""
+        ends = 0 if _returns(parts[0]) else 1
+        ended = self.branch(parts[ends], frame, (cond, ends == 0))
+        side = (cond, ends == 1)  # the tail runs where `cond` is (ends == 1)
+        self.depth += 1
+        self.path.append(side)
+        self.guards.append(side)
+        try:
+            tail = self.block(parts[1 - ends] + rest, frame.branch())
+        finally:
+            self.depth -= 1
+            self.path.pop()
+            self.guards.pop()
+        if tail is None:
+            self.fail(stmt, frame, "not every path through this `if` returns a value",
+                      "add a `return` to each branch or after the `if`")
+        return self.select(cond, *((ended, tail) if ends == 0 else (tail, ended)), stmt, frame)
+
+    def guarded(self, value):
+        """``value`` as a line of code after an early return: computed only where the code
+        runs (``self.guards``), 0 elsewhere; a constant stays itself (it never raises)."""
+        if _constant(self._with_constants(value)):
+            return value
+        for cond, holds in reversed(self.guards):
+            value = sympy.Piecewise((value, cond), (0, True)) if holds else sympy.Piecewise(
+                (0, cond), (value, True))
+        return value
 
     def merge(self, cond, sides, node, frame):
         """The names after an ``if`` read side by side (``sides``: the frame each side left); a
@@ -396,11 +435,14 @@ class _Reader(Expressions, Resolver, Guards):
             starred = next((e for e in target.elts if isinstance(e, ast.Starred)), None)
             if starred is not None:
                 self.reject(starred, frame)
+            source = getattr(node, "value", None)
+            if isinstance(source, ast.Name) and not isinstance(value, tuple) and (
+                    argument_refusals.parameter_in(source, frame)):  # w, b = params
+                self.fail(target, frame, *argument_refusals.unpacked(source.id))
             items = self.sequence(value, target, frame)
             if len(items) != len(target.elts):
                 self.fail(target, frame, f"cannot unpack {len(items)} values into "
                           f"{len(target.elts)} names", "match the number of names and values")
-            source = getattr(node, "value", None)
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(items):
                 items = [self.unpacked(v, e, frame) for v, e in zip(items, source.elts)]
             for t, v in zip(target.elts, items):
@@ -432,10 +474,12 @@ class _Reader(Expressions, Resolver, Guards):
             frame.written[name] = written  # (a name given an assignment: its line, below)
         node_of_its_own = frame.primary and name in self.nodes  # named in wrt
         if isinstance(value, sympy.Expr) and (not value.is_Atom or node_of_its_own) \
-                and self.depth == 0 and not isinstance(value, functions.ComplexPower):
+                and self.depth == len(self.guards) and not isinstance(
+                    value, functions.ComplexPower):
             frame.written.pop(name, None)
             symbol = real_symbol(fresh_name(name, self.names, self.source_names))
-            self.assignments.append(Assignment(symbol, value, written))
+            self.assignments.append(Assignment(symbol, self.guarded(value), written if
+                                               written is None else self.guarded(written)))
             known = self._with_constants(value)
             if _constant(known) and not node_of_its_own:  # one named in wrt is a variable
                 self.constants[symbol] = known
@@ -470,6 +514,13 @@ class _Reader(Expressions, Resolver, Guards):
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _returns(stmts):
+    """Whether ``stmts`` return or raise on every path (a ``return``, a ``raise``, or an ``if``
+    both sides of which do, at their top level)."""
+    return any(isinstance(s, (ast.Return, ast.Raise)) or isinstance(s, ast.If) and s.orelse and
+               _returns(s.body) and _returns(s.orelse) for s in stmts)
 
 
 def _is_value(value):

@@ -25,7 +25,7 @@ from sympy import Function, S
 from .program import Assignment
 from .functions import AndThen, Branch, ComplexPower, FirstArgument, Literal, OrElse, \
     StopGradient, Undefined, Value, as_python
-from . import rules
+from . import functions, rules
 from .rules import RULES, Written
 
 
@@ -74,12 +74,28 @@ class RealValue(Function):
         return self.args[0].evalf(prec_to_dps(prec))
 
 
+class NoSlope(Undefined):
+    """``NoSlope(1)``: the derivative of a ``RealPower`` whose exponent moves, which has no real
+    derivative (printed as ``Undefined(1)``: ``ValueError``); times an adjoint that is 0 at the
+    point it is 0 (``weighted``)."""
+
+
 def slope(d_exponent):
     """The derivative of a ``RealPower`` whose exponent has derivative ``d_exponent``: 0 where
     that is 0 (the power is constant near the point), else undefined (``ValueError``)."""
     if d_exponent == 0:
         return S.Zero
-    return sympy.Piecewise((0, sympy.Eq(Value(d_exponent), 0)), (Undefined(sympy.Integer(1)), True))
+    return sympy.Piecewise((0, sympy.Eq(Value(d_exponent), 0)), (NoSlope(sympy.Integer(1)), True))
+
+
+def weighted(adjoint, partial):
+    """``adjoint * partial``, the reverse strategy's contribution, 0 where ``adjoint`` is 0 if
+    ``partial`` holds the undefined derivative of a moving complex power (``NoSlope``): the
+    output does not follow the power there (``max(z * (-0.5) ** z, 3)`` where 3 wins), as the
+    symbolic strategy's branch of the tie test, whose value is the number 0, gives."""
+    if adjoint.is_Number or not partial.has(NoSlope):
+        return adjoint * partial
+    return sympy.Piecewise((0, sympy.Eq(Value(adjoint), 0)), (adjoint * partial, True))
 
 
 def differentiable(program, substitution):
@@ -295,27 +311,50 @@ def always_complex(base, exponent, constants):
         return False
 
 
-def real_abs_of_powers(value):
-    """``abs(value)`` where ``value`` is a ``RealPower`` or a product of factors some of which
-    are (or are real powers of) a ``RealPower``: ``|k * c ** e| = |k| * |c| ** e``, and
-    ``|(c ** e) ** p| = (|c| ** e) ** p`` for a real ``p`` (``|z ** p| = |z| ** p``, as Python's
-    ``abs`` of the complex power computes it, for every e); None where ``value`` has no such
-    factor (its ``abs`` is SymPy's ``Abs``).
+def real_abs_of_powers(value, written=None):
+    """``abs(value)`` where Python's ``abs`` of a value it may compute as a complex number is a
+    real number: ``|k * c ** e| = |k| * |c| ** e`` for a ``RealPower`` factor, and ``|(c ** e)
+    ** p| = (|c| ** e) ** p`` for a real ``p`` (``|z ** p| = |z| ** p``, for every e), a
+    stopped factor the stopped modulus (``|stop_gradient(z)| = stop_gradient(|z|)``); and where
+    ``value`` holds a ``ComplexPower`` (which stands for the whole undefined operand), its
+    constant ``written`` form (``abs(stop_gradient((-4) ** 0.3) + 1)``) folded to Python's
+    ``abs`` of it.
 
     Args:
         value: a SymPy expression (the argument of ``abs`` as read).
+        written: its written form (``rules.Written`` of numbers), or None.
 
     Returns:
-        A real SymPy expression holding no ``RealPower`` factor of ``value``, or None.
+        A real SymPy expression holding no complex factor of ``value``, or None where
+        ``value`` has no such factor (its ``abs`` is SymPy's ``Abs``).
     """
     factors = value.args if isinstance(value, sympy.Mul) else (value,)
     real, rest = [], []
     for factor in factors:
         base, power = (factor.args if isinstance(factor, sympy.Pow) else (factor, S.One))
-        if isinstance(base, RealPower) and power.is_number and power.is_real:
-            real.append(sympy.Pow(sympy.Pow(-base.args[0], base.args[1]), power))
+        modulus = _modulus(base) if power.is_number and power.is_real else None
+        if modulus is not None:
+            real.append(sympy.Pow(modulus, power))
         else:
             rest.append(factor)
-    if not real:
+    if real:
+        return rules.real_abs(sympy.Mul(*rest)) * sympy.Mul(*real)
+    if written is None or not value.has(ComplexPower):
         return None
-    return rules.real_abs(sympy.Mul(*rest)) * sympy.Mul(*real)
+    written = written.replace(lambda n: isinstance(n, StopGradient), lambda n: n.args[0]) \
+        if isinstance(written, sympy.Basic) else written
+    try:
+        return functions.number(abs(Written.python_value(written)))
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+
+
+def _modulus(factor):
+    """``|factor|`` as a real SymPy expression where ``factor`` is a ``RealPower`` (or a stopped
+    product of them); None otherwise."""
+    if isinstance(factor, RealPower):
+        return sympy.Pow(-factor.args[0], factor.args[1])
+    if isinstance(factor, StopGradient):
+        modulus = real_abs_of_powers(factor.args[0])
+        return None if modulus is None else StopGradient(modulus)
+    return None

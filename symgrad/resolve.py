@@ -248,23 +248,14 @@ class Resolver:
                              f"({str(exc).rstrip('.')})", "pass real numbers")
 
     def complex_abs(self, value, arg_node, frame):
-        """``abs`` of a power Python may compute as a complex number, which is a real number:
-        ``abs((-4) ** 0.5)`` folded to Python's 2.0 (from the source as written: the constant is
-        complex), ``abs(k * (-0.5) ** e)`` as ``abs(k) * 0.5 ** e`` (Python's ``abs`` of the
-        complex power, for every e: ``realpower.real_abs_of_powers``); None for any other
-        argument."""
-        real = real_abs_of_powers(value)
-        if real is not None:
-            return real
-        if not value.has(functions.ComplexPower):
-            return None
-        written = self.written(arg_node, frame, None)
-        if not isinstance(written, sympy.Expr) or written.free_symbols:
-            return None
-        try:
-            return functions.number(abs(rules.Written.python_value(written)))
-        except (ArithmeticError, ValueError, TypeError):
-            return None
+        """``abs`` of a value Python may compute as a complex number, which is a real number
+        (``realpower.real_abs_of_powers``: ``abs((-4) ** 0.5)`` folded to Python's 2.0 from the
+        source as written, ``abs(k * (-0.5) ** e)`` as ``abs(k) * 0.5 ** e``); None for any
+        other argument."""
+        written = self.written(arg_node, frame, None) if value.has(functions.ComplexPower) \
+            else None
+        return real_abs_of_powers(value, written if isinstance(written, sympy.Expr) and
+                                  not written.free_symbols else None)
 
     def stopped(self, node, frame):
         """``stop_gradient(e)``: ``StopGradient(e)``, element by element for a tuple."""

@@ -18,6 +18,7 @@ from sympy import Function, Piecewise, S
 
 from .functions import (Ceiling, Copy, Expm1, Floor, Literal, Log1p, NotComputable, Round,
                         StopGradient, Undefined, Value, as_python, fold)
+from .imaginary import real_built
 from .kept import Atan2, Exp, atan2_kept, exp_kept
 from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
@@ -120,7 +121,6 @@ class Written(Function):
 
 _BINARY_SYMPY = (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
                  lambda a, b: power(a, b), lambda a, b: sympy.floor(a / b), sympy.Mod)
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,7 +265,7 @@ def rebuilt(node, args):
     substituted arguments took seconds."""
     if type(node) in (sympy.Max, sympy.Min) and _large(args):
         return (LargeMax if type(node) is sympy.Max else LargeMin)(*args)
-    return node.func(*args)
+    return real_built(node.func, args)  # never SymPy's sqrt(-y**2) = I*Abs(y)
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import sympy
 from sympy import S
 from sympy.functions.elementary.piecewise import ExprCondPair
 
-from .functions import Expm1, FirstArgument, Literal, Log1p, StopGradient
+from . import rules
+from .functions import Branch, Expm1, FirstArgument, Literal, Log1p, StopGradient, Value
 from .program import _own_free_symbols
 from .rules import RULES, Written, rule_for_class
 from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
@@ -60,6 +61,35 @@ def as_written(value, written):
             or _exact(written) == value:
         return value
     return AsWritten(value, StopGradient(written))
+
+
+def written_call(rule, args):
+    """A call of the ``RULES`` row ``rule`` on the written ``args``, as the source computes it
+    (``rules.Written``), or None: a row with no spelling of its own is written as the row that
+    prints its SymPy class (``np.log`` as ``math.log``, ``np.maximum`` as ``max``), ``np.square``
+    as ``a * a`` and ``np.sign`` as its comparisons (``functions.Branch``), so that no such call
+    drops the written form of the operand around it (SymPy's reordered floats printed).
+
+    Args:
+        rule: a row of ``rules.RULES`` (not ``float``, which the reader writes as its argument).
+        args: the written arguments, as many as the row accepts.
+
+    Returns:
+        A SymPy expression, or None for a row that has no written form.
+    """
+    if rules.written_spelling(rule, "math") is None:
+        if rule.python == ("numpy.square",):
+            return Written(sympy.Integer(2), args[0], args[0])
+        if rule.sympy is sympy.sign:
+            value = Value(args[0])
+            zero = Written(sympy.Integer(100 + RULES.index(rule_for_class(sympy.Abs))), Written(
+                sympy.Integer(2), args[0], S.Zero))  # abs(a * 0): 0.0 at +-0, nan at nan
+            return Branch(value > 0, S.One, Branch(value < 0, S.NegativeOne, zero))
+        rule = rule_for_class(rule.sympy)
+        if rule is None or rules.written_spelling(rule, "math") is None or \
+                len(args) not in rule.nargs:
+            return None
+    return Written(sympy.Integer(100 + RULES.index(rule)), *args)
 
 
 def _exact(written):

@@ -26,9 +26,8 @@ time and left raw otherwise (the points where the primal raises are then skipped
 """
 
 import program_floats as fl
-from program_exprs import (FUNCTIONS, OFFSETS, PARAM_NAMES, Names,  # noqa: F401 (FUNCTIONS)
-                           RandomChooser, Scope, call, cond, constant_exponent, expr, leaf, num,
-                           offset, side_decided)
+from program_exprs import (OFFSETS, PARAM_NAMES, Names, RandomChooser, Scope, call, cond,
+                           constant_exponent, expr, leaf, num, offset, side_decided)
 from program_source import walk
 
 
@@ -224,7 +223,10 @@ UNDEFINED_TAILS = (("call", "math.log", (("num", 0.0),)), ("call", "math.sqrt", 
 
 
 PATTERNS = ("named_float", "constant_jump", "identity_helper", "constant_exponent",
-            "constant_ifexp", "dead_helper_max")
+            "constant_ifexp", "dead_helper_max", "numpy_call")
+NUMPY_CALLS = (("np.square", 1), ("np.sign", 1), ("np.log", 1), ("np.maximum", 2),
+               ("np.minimum", 2), ("np.fmax", 2), ("np.fmin", 2))
+"""The RULES rows with no ``math`` spelling (``numpy_call``): each is written as another row."""
 
 
 def focused(c, pattern):
@@ -242,7 +244,10 @@ def focused(c, pattern):
     - constant_ifexp: ``if (t + 1.0 - 1.0 if True else z) < t: return 0.5``, then ``return
       math.log(0.0)`` (a conditional decided at build time, compared in its float form);
     - dead_helper_max: ``b = h0(0.25); return 4`` with ``h0`` deciding on a max of repeated
-      arguments (a helper whose body is constant, its value unused).
+      arguments (a helper whose body is constant, its value unused);
+    - numpy_call: ``math.floor(-(stop_gradient(x + 0.7) - (x + 0.7) + np.square(y) // 1.5))``,
+      ``math.ceil(np.log(x) + 1 - np.log(x)) * y`` (a row without a ``math`` spelling inside a
+      jump's operand: its written form was dropped, SymPy's reordered floats printed).
     """
     params = c.choice((("t",), ("t", "z"), ("x", "y"), ("u",), ("y", "u")))
     sc, names = Scope(params), Names()
@@ -292,6 +297,21 @@ def focused(c, pattern):
         early = ("return", num(c) if c.chance(0.5) else leaf(c, sc))
         body.append(("if", test, (early,), ()))
         result = c.choice(UNDEFINED_TAILS[:2] + (("bin", "/", p0, ("num", 0.0)), leaf(c, sc)))
+    elif pattern == "numpy_call":
+        result = None
+        for _ in range(c.integer(1, 3)):
+            name, arity = c.choice(NUMPY_CALLS)
+            args = tuple(fl.twin(c, leaf(c, sc)) if c.chance(0.3) else leaf(c, sc)
+                         for _ in range(arity))
+            n = ("call", name, args)
+            if c.chance(0.6):  # stop_gradient(s) - s is 0.0 in float, not in SymPy's reordering
+                s = ("bin", "+", leaf(c, sc), ("num", c.choice(fl.SHIFTS)))
+                whole = ("bin", "//", n, ("num", c.choice((1.5, 1, 0.5))))
+                term = fl.jump(c, ("neg", ("bin", "+", ("bin", "-", ("sg", s), s), whole)))
+            else:
+                term = fl.jump_of_cancel(c, n)
+            term = ("bin", "*", term, ("var", c.choice(params)))
+            result = term if result is None else ("bin", "+", result, term)
     else:
         h, arity = max_helper(c, 0)
         helpers = (h,)

@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass
 
 import mpmath
+import numpy
 
 KINK = mpmath.mpf("1e-6")
 SINGULAR = mpmath.mpf("1e-3")
@@ -209,7 +210,18 @@ def _unary_m(name, args):
 _TABLE = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
           "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
           "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
-          "expm1": mpmath.expm1, "sqrt": mpmath.sqrt}
+          "expm1": mpmath.expm1, "sqrt": mpmath.sqrt, "square": lambda v: v * v}
+
+
+_NUMPY_AS = {"maximum": "max", "fmax": "max", "minimum": "min", "fmin": "min"}
+"""NumPy functions of two floats read as Python's (their ties split alike)."""
+
+
+def _numpy(function):
+    def call(*args):
+        with numpy.errstate(all="ignore"):
+            return float(function(*args))
+    return call
 
 
 class Run:
@@ -255,7 +267,11 @@ class Run:
 
     def call(self, spelling, args):
         module, _, name = spelling.rpartition(".")
-        function = getattr(math, name) if module else getattr(builtins, name)
+        if module == "np":  # NumPy's function of floats (nan, not an error, off its domain)
+            function = _numpy(getattr(numpy, name))
+            name = _NUMPY_AS.get(name, name)
+        else:
+            function = getattr(math, name) if module else getattr(builtins, name)
         f = _python(function, *[a.f for a in args])
         varies = any(a.varies for a in args)
         if not varies:
@@ -266,7 +282,8 @@ class Run:
         if name == "pow" and not args[0].varies and not args[0].complex and args[0].f < 0:
             return _checked(f, mpmath.power(args[0].m, args[1].m), True, moving,  # pow(-2, t)
                             power=True)
-        if _complex_capable(*args) and name not in ("max", "min", "floor", "ceil", "round"):
+        if _complex_capable(*args) and name not in ("max", "min", "floor", "ceil", "round",
+                                                         "sign"):
             return _checked(f, _unary_m(name, [a.m for a in args]), True,  # abs(complex): real
                             moving)
         if name in ("max", "min"):
@@ -277,7 +294,7 @@ class Run:
             x = args[0]
             return _checked(f, mpmath.mpf(0) if x.f == 0 else x.m if x.f > 0 else -x.m, True,
                             moving)
-        if name in ("floor", "ceil", "round"):
+        if name in ("floor", "ceil", "round", "sign"):
             return _checked(f, mpmath.mpf(f), True)  # derivative 0
         if name == "pow":
             return _checked(f, _power(*args), True, moving)

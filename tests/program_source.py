@@ -97,6 +97,8 @@ def block_source(stmts, indent):
 def source(prog):
     """The module text of ``prog``: imports, helpers, then ``def f``; minimal parentheses."""
     lines = ["import math", "from symgrad import stop_gradient", ""]
+    if any(n[0] == "call" and n[1].startswith("np.") for n in walk(prog)):
+        lines.insert(1, "import numpy as np")
     for h in prog[2]:
         params = list(h[2])
         for k, d in enumerate(h[3]):

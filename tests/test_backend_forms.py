@@ -15,7 +15,7 @@ import pytest
 
 import symgrad
 from symgrad.array_torch import _overlapping
-from test_backends import HAS, RUNS, _library, _needs, _to_numpy
+from test_backends import HAS, RUNS, _library, _needs, _to_numpy, install_hint
 
 if HAS["torch"]:
     import torch
@@ -415,8 +415,7 @@ def _negative_step_function(text):
     return module.f
 
 
-@pytest.mark.skipif(not _libraries(), reason="torch and array_api_compat not installed: pip "
-                    "install -e '.[torch,array-api]'")
+@pytest.mark.skipif(not _libraries(), reason=install_hint("torch", "array_api_compat"))
 @pytest.mark.parametrize("text", NEGATIVE_STEPS)
 def test_negative_steps_from_any_bound_agree_with_numpy(text):
     """PyTorch has no negative slice steps: a bound that is not negative is taken first,

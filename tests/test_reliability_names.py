@@ -365,3 +365,41 @@ def test_float_of_a_value_keeps_the_written_form(strategy):
         assert value == _float_call_of_name(u)
         a = u * 3.0 / 3.0
         assert slope == pytest.approx(2 * a, rel=1e-12)
+
+
+# --- every RULES row keeps the written form of the line around it ------------------------------
+UNSPELLED = {  # a row with no `math` spelling, inside a jump of a value SymPy reorders
+    "square": "np.square(u)", "sign": "np.sign(u - 0.2)", "log": "np.log(u * u + 0.1)",
+    "fmin": "np.fmin(u, 0.3)", "fmax": "np.fmax(u, 0.3)", "maximum": "np.maximum(0.3, u)",
+    "minimum": "np.minimum(u, 0.3)"}
+_MP_UNSPELLED = {"square": lambda u: u * u, "sign": lambda u: mpmath.sign(u - mpmath.mpf(0.2)),
+                 "log": lambda u: mpmath.log(u * u + mpmath.mpf(0.1)),
+                 "fmin": lambda u: min(u, mpmath.mpf(0.3)),
+                 "fmax": lambda u: max(u, mpmath.mpf(0.3)),
+                 "maximum": lambda u: max(u, mpmath.mpf(0.3)),
+                 "minimum": lambda u: min(u, mpmath.mpf(0.3))}
+POINTS = (1.5, -2.9, 0.7, 2.3, -1.1, 0.45, 2.75)
+
+
+@pytest.mark.parametrize("strategy", ["auto", "reverse"])
+@pytest.mark.parametrize("row", sorted(UNSPELLED))
+def test_a_row_without_a_math_spelling_keeps_the_written_form(tmp_path, row, strategy):
+    """``floor(-(stop_gradient(u + 0.7) - (u + 0.7) + u * np.f(u) // 1.5)) + u * np.f(u)``:
+    the stopped difference is 0.0 in float, a few ulps in SymPy's reordering; the call had no
+    written form, so the line's was dropped and the floor jumped (value_and_grad's value off by
+    one at 1.5 for np.square). The value is the primal's at every point; the gradient (the
+    floor's is 0) is the central difference of ``u * f(u)``."""
+    call = UNSPELLED[row]
+    f = load_module(tmp_path, "import math\n\nimport numpy as np\nfrom symgrad import "
+                    f"stop_gradient\n\n\ndef f(u):\n    t = -(stop_gradient(u + 0.7) - (u + 0.7) "
+                    f"+ u * {call} // 1.5)\n    return math.floor(t) + u * {call}\n",
+                    f"symgrad_row_{row}_{strategy}").f
+    vg = symgrad.value_and_grad(f, strategy=strategy)
+    twin = _MP_UNSPELLED[row]
+    for u in POINTS:
+        value, slope = vg(u)
+        assert value == f(u), (u, value, f(u))
+        with mpmath.workdps(50):
+            step, x = mpmath.mpf(10) ** -20, mpmath.mpf(u)
+            expected = ((x + step) * twin(x + step) - (x - step) * twin(x - step)) / (2 * step)
+        assert slope == pytest.approx(float(expected), rel=1e-12, abs=1e-15), (u, slope)

@@ -1,6 +1,6 @@
 """Timing and peak-memory measurements shared by the benchmarks and the memory tests.
 
-``per_call`` and ``paired`` time functions in interleaved rounds (each round times every function
+``per_call``, ``best_of_short_rounds`` and ``paired`` time functions in interleaved rounds (each round times every function
 once, so a slow spell of a shared machine hits all of them alike); ``peak_bytes`` is the exact
 tracemalloc peak of one call (NumPy reports its buffers to tracemalloc), which tests may assert on
 (timings never are). Used by bench_arrays.py, bench_backends.py, bench_workloads.py and
@@ -56,6 +56,21 @@ def rounds(functions, args, repeat, at_least=None):
 def per_call(functions, args, repeat, at_least=None):
     """Best per-call time in seconds of each function over ``repeat`` interleaved rounds."""
     return [min(times) for times in rounds(functions, args, repeat, at_least)]
+
+
+def best_of_short_rounds(functions, args, repeat=150, seconds=0.005):
+    """Best per-call seconds of each function over ``repeat`` interleaved rounds of about
+    ``seconds`` each (many short rounds: the minimum finds the quiet moments of a shared
+    machine, which a few 0.2 s rounds may all miss); one number of calls for every function,
+    from the last one's speed."""
+    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
+    count, elapsed = timers[-1].autorange()
+    number = max(1, int(count * seconds / elapsed))
+    best = [float("inf")] * len(functions)
+    for _ in range(repeat):
+        for k, timer in enumerate(timers):
+            best[k] = min(best[k], timer.timeit(number) / number)
+    return best
 
 
 class Paired(NamedTuple):
