@@ -213,6 +213,8 @@ def _reshape_vjp(node, g, i, ctx):
         plain = reduce_(SUM, g.inputs[0], axes, False, rank)
         if ctx.shape(plain) == target:
             return plain
+    if getattr(g, "is_Number", False):  # one number: its broadcast (torch.reshape takes tensors)
+        return broadcast_to(g, target)
     return reshape(g, target)
 
 

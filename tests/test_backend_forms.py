@@ -15,7 +15,7 @@ import pytest
 
 import symgrad
 from symgrad.array_torch import _overlapping
-from test_backends import HAS, _needs, install_hint
+from test_backends import HAS, RUNS, _library, _needs, _to_numpy, install_hint
 
 if HAS["torch"]:
     import torch
@@ -553,3 +553,30 @@ def test_only_code_that_may_meet_dask_arrays_refuses_unknown_sizes(backend):
     tested = "isinstance(n, float)" in source and "compute_chunk_sizes" in source
     assert tested == (backend == "array_api")
     assert "if W1.shape[0] != d:" in source  # the size checks stay on every backend
+
+
+def squeezed(X):
+    return np.squeeze(X[None, 0])
+
+
+def squeezed_axis(X):
+    return 3.0 * np.squeeze(X[None, 2], axis=0)
+
+
+def reshaped_element(X):
+    return np.sum(np.reshape(X[1], (1, 1)) * 2.0)
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("function, expected", [(squeezed, [1.0, 0.0, 0.0, 0.0]),
+                                                (squeezed_axis, [0.0, 0.0, 3.0, 0.0]),
+                                                (reshaped_element, [0.0, 2.0, 0.0, 0.0])])
+def test_a_number_reshaped_in_the_adjoint_runs_on_every_backend(function, expected, run):
+    """The adjoint of squeezing (or reshaping) one element is a number reshaped: printed as that
+    number broadcast, since torch.reshape and the Array API's take arrays only (it was
+    `torch.reshape(1.0, (1,))`, a TypeError)."""
+    backend, convert = _library(run)
+    g = symgrad.grad(function, shapes={"X": ("n",)}, backend=backend)
+    assert "reshape(1.0" not in g.source and "reshape(2.0" not in g.source
+    got = _to_numpy(g(convert(np.array([1.0, 2.0, 3.0, 4.0]))))
+    assert got.tolist() == expected
