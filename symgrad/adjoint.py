@@ -300,9 +300,13 @@ def _combine(parts, shapes):
     if len(factors) == 1:
         c, scales = parts[0][0], [S.One] * len(parts)
     else:  # 2/n and -2/n share 1/n; factors that share nothing are applied to their terms
-        common = {ci.as_coeff_Mul()[1] for ci, _ in parts}
-        c = common.pop() if len(common) == 1 else S.One
-        scales = [ci / c for ci, _ in parts]
+        split = [ci.as_coeff_Mul() for ci, _ in parts]
+        common = {rest for _, rest in split}
+        # each scale is the number beside the shared factor, never ``ci / c``: SymPy folds the
+        # reciprocal of a piecewise factor into its pieces (1/0 = zoo where a branch gives 0),
+        # and ``c * (ci / c)`` is then nan there, where the gradient is 0
+        c, scales = (common.pop(), [k for k, _ in split]) if len(common) == 1 else (
+            S.One, [ci for ci, _ in parts])
     arrays = []
     for scale, (_, a) in zip(scales, parts):
         if scale != 1 and isinstance(a, INDEX_ADJOINT.node):

@@ -9,7 +9,6 @@ the pipeline (frontend, differentiate, emit), inside the functions that use it; 
 from . import dependencies, diskcache
 from .assemble import (array_gradient, build_derivative, normalize_wrt, sympy_settings,
                        wrt_variables)
-from .assemble import primal_program as _primal_program  # noqa: F401  (check.py reads it here)
 from .cache import BuildCache
 from .errors import OptionError, public_entry
 from .function import ArrayGradientFunction, GradientFunction
@@ -213,8 +212,7 @@ def _entry(kind, f, options):
 def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shapes=None,
           cache=True):
     """Build (or fetch from the memory or disk cache) the ``GradientFunction`` of ``kind`` for ``f``."""
-    stop_gradients = (stop_gradients,) if isinstance(stop_gradients, str) else tuple(
-        stop_gradients or ())
+    stop_gradients = _names(stop_gradients)
     key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy,
            _freeze_shapes(shapes))
     cached = _CACHE.get(f, key)
@@ -258,6 +256,24 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
     return _CACHE.put(f, key, built)
+
+
+def _names(stop_gradients):
+    """``stop_gradients`` as a tuple of names (one name, or an iterable of them).
+
+    Raises:
+        OptionError: it is neither a str nor an iterable of str.
+    """
+    if isinstance(stop_gradients, str):
+        return (stop_gradients,)
+    try:
+        names = tuple(stop_gradients or ())
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(name, str) for name in names):
+        raise OptionError("stop_gradients must be a name or a tuple of names of parameters or "
+                          f"intermediate variables, not {stop_gradients!r}")
+    return names
 
 
 def _array_strategy(f, strategy):

@@ -44,11 +44,14 @@ def zeros(printer, shape):
 def constant(printer, name):
     """A constant array of the namespace (a NumPy array) where the code reads it, as an array of
     the backend: a float array takes the reference parameter's dtype (float32 data stays
-    float32), and PyTorch and the Array API put it on the reference parameter's device."""
+    float32), a boolean one too on the Array API, and PyTorch and the Array API put it on the reference parameter's device."""
     value = printer.constants.get(name)
     keywords = []
-    if printer.reference is not None and getattr(value, "dtype", None) is not None and \
-            value.dtype.kind == "f":
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if printer.reference is not None and (kind == "f" or kind == "b" and
+                                          printer.backend == "array_api"):
+        # a boolean constant is read as a condition, `MASK != 0.0`, and the Array API compares
+        # booleans with booleans only (array_api_strict): its values as floats, 1.0 and 0.0
         keywords.append(("dtype", _reference(printer, "dtype")))
     if printer.reference is not None and printer.backend != "jax":
         keywords.append(("device", _device(printer)))

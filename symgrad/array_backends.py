@@ -12,6 +12,8 @@ entry prints through its ``numpy`` column. The differences:
   library, the Array API's by gathers): ``array_index_backends``;
 - results are arrays of the backend (a 0-d array for a scalar parameter, not a Python float,
   which ``jax.jit`` could not trace);
+- the lazy specialisation of ``numpy`` (Dask arguments): pointwise indexing through ``vindex``,
+  scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``;
 - PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
   ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
@@ -20,6 +22,7 @@ import ast
 
 from .array_backend_values import (  # noqa: F401 - printer and emit read them here
     broadcast_shape, constant, full, like_reference, refuse)
+from . import array_backends_dask as dask_columns
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint
 from .array_nodes import _axis_ast, _call, dims_ast
 
@@ -191,6 +194,20 @@ for _backend in ("torch", "array_api"):
                      ("index", _backend): _array_index})
 PRINTERS[("index", "torch")] = PRINTERS[("index", "array_api")] = _flipping_index
 PRINTERS[("expand_dims", "array_api")] = _expand
+
+
+def _lazy(lazy):
+    """The numpy column of a row whose lazy specialisation (Dask arguments, ``printer.lazy``)
+    prints otherwise: ``lazy`` there, the row's own ``numpy`` printer in NumPy code."""
+    def print_(printer, node):
+        return lazy(printer, node) if printer.lazy else node.rule.numpy(printer, node)
+    return print_
+
+
+PRINTERS.update({("index", "numpy"): _lazy(dask_columns.gather),
+                 ("index_adjoint", "numpy"): _lazy(dask_columns.index_adjoint),
+                 ("sort", "numpy"): _lazy(dask_columns.unsorted("np.sort")),
+                 ("argsort", "numpy"): _lazy(dask_columns.unsorted("np.argsort"))})
 
 
 def printer_for(rule, backend):

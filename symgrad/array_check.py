@@ -110,7 +110,7 @@ def check_arrays(report_type, gradient, f, df, shapes, points, rtol, seed, compa
                        rtol=rtol, raised=numeric["raised"], arrays=True,
                        sizes=symbolic["sizes"], elements=symbolic["elements"],
                        symbolic_note=symbolic["note"], precise_points=symbolic["evaluated"],
-                       skipped=tuple(symbolic["skipped"]))
+                       skipped=tuple(symbolic["skipped"]), shapes_differ=numeric["shapes_differ"])
 
 
 def _resolved(gradient, shapes):
@@ -136,7 +136,7 @@ def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
     symgrad's gradient gives finite values."""
     rng = np.random.default_rng(seed)
     worst = dict(error=0.0, point=None, component=None, expected=None, got=None)
-    differing, evaluated, tried, raised = [], 0, [], []
+    differing, evaluated, tried, raised, shapes_differ = [], 0, [], [], {}
     for _ in range(trials):
         for attempt in range(ATTEMPTS):
             sizes = {d: int(rng.integers(2, 7)) for d in dims}
@@ -165,20 +165,33 @@ def _numeric(gradient, df, shapes, params, fixed, dims, trials, rtol, seed):
             count = len(theirs)
             raise OutputShapeError(f"`{getattr(df, '__name__', df)}` returns {count} value"
                                    f"{'s' * (count != 1)} for {len(ours)} wrt {gradient.wrt}")
+        try:
+            theirs = [np.asarray(b, dtype=float) for b in theirs]
+        except (TypeError, ValueError):  # reported as a difference
+            raised.append(f"df returns {_not_numbers(theirs)} at sizes {sizes}, not an array "
+                          "of numbers")
+            continue
         evaluated += 1
+        at = ", ".join(f"{k}={v}" for k, v in sizes.items()) or "(the fixed sizes)"
         for name, a, b in zip(names, ours, theirs):
-            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+            a = np.asarray(a, dtype=float)
             error = float(np.max(np.abs(b - a) / np.maximum(1.0, np.abs(a)), initial=0.0)) if (
                 a.shape == b.shape) else math.inf
             error = math.inf if math.isnan(error) else error
+            if a.shape != b.shape:
+                shapes_differ.setdefault(name, (at, _shapes_text(b.shape, a.shape)))
             if error > rtol and name not in differing:
                 differing.append(name)
             if error > worst["error"] or worst["point"] is None:
-                at = ", ".join(f"{k}={v}" for k, v in sizes.items()) or "(the fixed sizes)"
                 worst = dict(error=error, point=at,
                              component=name, expected=a.tolist(), got=b.tolist())
     return dict(worst=worst, differing=differing, evaluated=evaluated, tried=tried,
-                raised=raised)
+                raised=raised, shapes_differ=shapes_differ)
+
+
+def _shapes_text(theirs, ours):
+    """How a result's shape differs: ``shape (2,) by df, (5,) by symgrad``."""
+    return f"shape {theirs} by df, {ours} by symgrad"
 
 
 def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, compared):
@@ -220,7 +233,7 @@ def _symbolic(gradient, df, shapes, params, fixed, dims, names, rtol, seed, comp
     undecided, differences = [], []
     for name, a, b in zip(names, ours, theirs):
         if a.shape != b.shape:
-            found["elements"][name] = (f"shape {b.shape} by df, {a.shape} by symgrad",)
+            found["elements"][name] = (_shapes_text(b.shape, a.shape),)
             differences.append(None)
             continue
         shown = 0
@@ -274,6 +287,17 @@ def _precise(undecided, params, concrete, rtol, seed):
     return differing, evaluated
 
 
+def _not_numbers(values):
+    """The first of ``values`` that NumPy cannot read as float numbers, shown short."""
+    for value in values:
+        try:
+            np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            text = repr(value)
+            return text if len(text) <= 60 else text[:57] + "..."
+    return repr(values)
+
+
 def _low(attempt):
     """The lower end of the values drawn at ``attempt``: -2, then 0.1 for the second half."""
     return -2.0 if attempt < ATTEMPTS // 2 else 0.1
@@ -307,6 +331,7 @@ def array_lines(report, shown, most):
         shown_names = [name for name in names if name in report.differing]
         for name in shown_names[:most]:
             indices = report.elements.get(name, ())
+            sizes, shapes = report.shapes_differ.get(name, (None, None))
             if indices and isinstance(indices[0], str):
                 lines.append(f"  {name} differs{at}: {indices[0]}")
             elif indices:
@@ -315,8 +340,10 @@ def array_lines(report, shown, most):
                 first = report.differences[names.index(name)]
                 lines.append(f"  {name} differs at {listed}{more}{at}: symgrad - df at "
                              f"[{','.join(map(str, indices[0]))}] = {shown(first)}")
-            else:
+            elif not shapes:
                 lines.append(f"  {name} differs by value at random sizes, in float64")
+            if shapes and not (indices and isinstance(indices[0], str)):
+                lines.append(f"  {name} differs in shape at the random size {sizes}: {shapes}")
         if len(shown_names) > most:
             lines.append(f"  ... and {len(shown_names) - most} more differing")
         others = len(names) - len(shown_names)
@@ -345,7 +372,10 @@ def array_lines(report, shown, most):
     if report.symbolic_note:
         lines.append(f"  not symbolic: {report.symbolic_note}")
     if report.worst_point is not None:
+        sizes, shapes = report.shapes_differ.get(report.worst_component, (None, None))
+        error = shapes if sizes == report.worst_point else \
+            f"relative error {report.worst_error:.3g} in float64"
         lines.append(f"  worst random size {report.worst_point}: {report.worst_component} "
-                     f"(relative error {report.worst_error:.3g} in float64)")
+                     f"({error})")
     lines.extend(f"  raised: {note}" for note in report.raised)
     return lines

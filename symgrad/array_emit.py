@@ -105,7 +105,7 @@ def expand_statements(body, names):
 
 def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     """``n = X.shape[0]`` for each size the code reads (when ``lazy``, code that may meet Dask
-    arrays: the lazy specialisation and the backends other than numpy, then a refusal of unknown
+    arrays: the lazy specialisation and the "array_api" backend, then a refusal of unknown
     sizes), then a check of every other axis that the build takes to be that size (``if
     y.shape[0] != n: raise ValueError(...)``): where the primal would raise for sizes that do not
     match, the gradient must not return numbers.
@@ -121,7 +121,7 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     read = {n.id for stmt in body for n in ast.walk(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     labels = {d: sympy.Symbol(f"{param}.shape[{axis}]") for d, (param, axis) in info.dims.items()}
-    size_checks, cotangent_checks = [], []
+    size_checks, cotangent_checks, ranked = [], [], []
     for p in params:
         if p.name in cotangents:
             shape = info.shapes.resolve(info.shapes.table.get(p, ()))
@@ -138,8 +138,10 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
             for d in shape:
                 read.update(s.name for s in d.free_symbols)
             continue
-        for axis, dim in enumerate(info.shapes.table.get(p, ())):
-            if dim == 1 or info.dims.get(dim) == (p.name, axis):
+        shape = info.shapes.table.get(p, ())
+        ranked.append((p.name, info.shapes.resolve(shape)))
+        for axis, dim in enumerate(shape):
+            if info.dims.get(dim) == (p.name, axis):
                 continue
             given = ast.Subscript(ast.Attribute(ast.Name(p.name, ast.Load()), "shape",
                                                 ast.Load()), ast.Constant(axis), ast.Load())
@@ -155,7 +157,42 @@ def size_lines(info, body, params, function_name, cotangents=None, lazy=False):
     sized = {dim.name: f"{param}.shape[{axis}]" for dim, (param, axis) in info.dims.items()
              if dim.name in read}
     unknown = _unknown_size_check(list(sized), sources, function_name) if lazy else []
-    return lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+    return _rank_check(ranked, function_name) + lines + unknown + checks + _zero_size_checks(body, sized, function_name)
+
+
+def _rank_check(ranked, function_name):
+    """One ``if`` refusing arguments of another rank than the code was built for: ``if X.ndim !=
+    2:`` for one parameter, ``if (w.ndim, X.ndim, y.ndim) != (1, 2, 1):`` for several, raising
+    ``ValueError`` with the shapes given and those built for (``(n, d)``; ``()``: a number). Code
+    built for a rank computes another function at another rank (a (4, 1) ``y`` broadcasts ``X @
+    w - y`` to (4, 4); an array where a number was built is summed away).
+
+    ``ranked``: (parameter name, its shape) for each parameter checked."""
+    from .shapes import show
+    if not ranked:
+        return []
+    def ndim(name):
+        return ast.Attribute(ast.Name(name, ast.Load()), "ndim", ast.Load())
+    if len(ranked) == 1:
+        (name, shape), = ranked
+        test = ast.Compare(ndim(name), [ast.NotEq()], [ast.Constant(len(shape))])
+        parts = [ast.Constant(f"{function_name}: {name}.shape is "), _shape_value(name),
+                 ast.Constant(f"; it must be {show(shape)}")]
+    else:
+        test = ast.Compare(ast.Tuple([ndim(name) for name, _ in ranked], ast.Load()),
+                           [ast.NotEq()], [ast.Tuple([ast.Constant(len(shape)) for _, shape
+                                                      in ranked], ast.Load())])
+        parts = [ast.Constant(f"{function_name}: the arguments' shapes must be " + ", ".join(
+            f"{name} {show(shape)}" for name, shape in ranked) + "; they are ")]
+        for k, (name, _) in enumerate(ranked):
+            parts += [ast.Constant(f"{', ' if k else ''}{name} "), _shape_value(name)]
+    return [ast.If(test, [ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()),
+                                             [_message(parts)], []), None)], [])]
+
+
+def _shape_value(name):
+    return ast.FormattedValue(ast.Attribute(ast.Name(name, ast.Load()), "shape", ast.Load()),
+                              -1, None)
 
 
 def _size_reads(info, read):
@@ -176,18 +213,34 @@ def _zero_size_checks(body, sized, function_name):
     with 0 rows the primal's NumPy division gives nan, and Python's ``2.0 / 0`` would raise
     ZeroDivisionError from inside the gradient; the error says which size is 0 instead.
 
-    ``sized``: size name → where it is read (``"X.shape[0]"``)."""
-    found = {}
+    ``sized``: size name → where it is read (``"X.shape[0]"``). A name the code binds to an
+    expression of sizes (``_t0 = n - 1.0``, a common term) stands for that expression."""
+    found, derived = {}, {}
+
+    def of_sizes(node):
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        return bool(names) and all(n in sized for n in names) and all(
+            isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                           ast.unaryop, ast.Load)) for n in ast.walk(node))
+
+    class Resolve(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return copy.deepcopy(derived[node.id]) if node.id in derived else node
+
     for stmt in body:
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv,
                                                                         ast.Mod))):
                 continue
-            names = [n.id for n in ast.walk(node.right) if isinstance(n, ast.Name)]
-            if names and all(n in sized for n in names) and all(
-                    isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                                   ast.unaryop, ast.Load)) for n in ast.walk(node.right)):
-                found.setdefault(ast.unparse(node.right), (node.right, names))
+            denominator = Resolve().visit(copy.deepcopy(node.right))
+            if of_sizes(denominator):
+                names = [n.id for n in ast.walk(denominator) if isinstance(n, ast.Name)]
+                found.setdefault(ast.unparse(denominator), (denominator, names))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name):
+            value = Resolve().visit(copy.deepcopy(stmt.value))
+            if of_sizes(value):
+                derived[stmt.targets[0].id] = value
     checks, covered = [], set()
     zeros = {text: _zero_points(denominator) for text, (denominator, _) in found.items()}
     for text, (denominator, names) in sorted(found.items(), key=lambda item: (
@@ -212,9 +265,10 @@ def _zero_points(denominator):
     0 in a call of this build, as a set of ``(size name, value)``, or None when they are not
     known (it is not a product of factors linear in one size each: the check is then kept).
 
-    A build is called with sizes other than 1 only (``specialise``: an axis of size 1 gets a build
-    of its own, where it is the number 1), so ``n - 1`` is never 0 here and ``2 * n`` is 0 only
-    where ``n`` is."""
+    ``2 * n`` is 0 only where ``n`` is; ``n - 1`` at ``n = 1`` (np.var with ``ddof=1``): a call
+    through the gradient object at size 1 takes a build of its own (``specialise``: the axis is the
+    number 1 there), but the code of a general size, exported or called as ``.function``, may
+    meet it."""
     import sympy
     operators = {ast.Add: sympy.Add, ast.Mult: sympy.Mul,
                  ast.Sub: lambda a, b: sympy.Add(a, sympy.Mul(-1, b))}
@@ -244,7 +298,7 @@ def _zero_points(denominator):
         size = next(iter(symbols))
         slope, offset = sympy.Poly(factor, size).all_coeffs()
         root = -offset / slope
-        if root.is_integer and root >= 0 and root != 1:
+        if root.is_integer and root >= 0:
             points.add((size.name, int(root)))
     return points
 

@@ -19,7 +19,7 @@ import ast
 import numpy as np
 import sympy
 
-from . import arrays
+from . import argument_refusals, arrays
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
@@ -208,6 +208,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
                 return self.fail(node, frame, f"`{dotted(node)}` does not exist",
                                  "check the spelling")
         if isinstance(node, ast.Subscript):
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                self.fail(node, frame, *argument_refusals.string_key(node, frame))  # p["w"]
             base = self.value(node.value, frame)
             if isinstance(base, tuple):
                 items = base

@@ -7,7 +7,7 @@ import ast
 import numpy as np
 import sympy
 
-from . import array_indexing, array_ops
+from . import argument_refusals, array_indexing, array_ops
 from .array_arguments import is_condition
 from .functions import StopGradient
 from .shapes import ShapeError, is_dim
@@ -228,6 +228,9 @@ class IndexReader:
                           "check the index")
             return ("int", int(value))
         if isinstance(value, sympy.Expr) and self.dims.of(value):
+            name = argument_refusals.parameter_in(item, frame)
+            if name:  # logp[np.arange(n), labels]: integer labels passed as an argument
+                self.fail(item, frame, *argument_refusals.labels(name))
             self.fail(item, frame, "indexing with an array computed from the arguments is not "
                       "supported", "index with ints, slices or a constant int array; for a "
                       "mask use np.where")

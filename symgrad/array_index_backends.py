@@ -131,6 +131,14 @@ def _flipping_index(printer, node):
             return x
     if printer.backend == "array_api" and _takes(spec):
         return _take(printer, x, spec)
+    if printer.backend == "array_api" and not flipped and before is None and isinstance(
+            x, ast.Name) and any(item[0] == "array" for item in spec) and not any(
+            item[0] == "at" for item in spec):
+        marker = ast.Call(ast.Name("__pointwise_take__", ast.Load()), [], [])
+        marker.symgrad_statements = lambda target, names: _pointwise_take(
+            printer, target, x, spec, names)
+        marker.symgrad_takes_names = True
+        return marker
     return ast.Subscript(x, _index_items(printer, spec), ast.Load())
 
 
@@ -157,6 +165,61 @@ def _take(printer, x, spec):
     if _ints_apart(spec) and axis:
         taken = _call(printer, "np.moveaxis", [taken, ast.Constant(axis), ast.Constant(0)])
     return taken
+
+
+def _pointwise_take(printer, target, x, spec, names):
+    """``x[spec]`` with several index arrays, or one of rank 2 (``X[MASK2D]``, ``X[..., MASK]``,
+    ``Z[ROWS, PICKS]``), on the Array API, whose indexing takes integer arrays only where every axis
+    has one (``array_api_strict``; Dask takes one index array): the indexed axes moved first and
+    made one, the positions picked (``flat_positions``, with NumPy on the constant indices) taken
+    along it, reshaped to the picks' shape, then the slices of the other axes; NumPy's placement
+    of the picked axes after the slices before them when the index arrays are next to each other::
+
+        _picks = compat_numpy.broadcast_to(...)[GRID_rows, GRID_columns] + ...
+        item = xp.reshape(xp.take(xp.reshape(X, (-1,) + X.shape[2:]),
+            xp.asarray(compat_numpy.ravel(_picks), device=device(X)), axis=0),
+            _picks.shape + X.shape[2:])
+    """
+    from .array_backends_dask import flat_positions
+    from .array_indexing import _advanced
+    advanced = _advanced(spec)
+
+    def shape(k):
+        return ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Constant(k), ast.Load())
+
+    def compat(function, args, keywords=()):
+        return ast.Call(ast.Attribute(ast.Name("compat_numpy", ast.Load()), function, ast.Load()),
+                        args, [ast.keyword(k, v) for k, v in keywords])
+
+    def axes(values):
+        return ast.Tuple([ast.Constant(k) for k in values], ast.Load())
+    picks = fresh_name("_picks", names)
+    body = [ast.Assign([ast.Name(picks, ast.Store())], flat_positions(
+        printer, [shape(k) for k in advanced], tuple(spec[k] for k in advanced), compat),
+        lineno=None)]
+    others = [k for k in range(len(spec)) if k not in advanced]
+    rest = ast.Subscript(ast.Attribute(x, "shape", ast.Load()), ast.Slice(
+        ast.Constant(len(spec)), None, None), ast.Load())
+    if others:
+        rest = ast.BinOp(ast.Tuple([shape(k) for k in others], ast.Load()), ast.Add(), rest)
+    moved = x if advanced == list(range(len(advanced))) else _call(
+        printer, "np.moveaxis", [x, axes(advanced), axes(range(len(advanced)))])
+    flat = _call(printer, "np.reshape", [moved, ast.BinOp(ast.Tuple(
+        [ast.Constant(-1)], ast.Load()), ast.Add(), rest)])
+    taken = _call(printer, "np.take", [flat, _call(printer, "np.asarray", [
+        compat("ravel", [ast.Name(picks, ast.Load())])], [("device", _device(printer))])],
+        [("axis", ast.Constant(0))])
+    value = _call(printer, "np.reshape", [taken, ast.BinOp(ast.Attribute(
+        ast.Name(picks, ast.Load()), "shape", ast.Load()), ast.Add(), rest)])
+    rank = max(len(item[2]) for item in spec if item[0] == "array")
+    sliced = (_ALL,) * rank + tuple(spec[k] for k in others)
+    if any(item != _ALL for item in sliced):
+        value = ast.Subscript(value, _index_items(printer, sliced), ast.Load())
+    if _contiguous(advanced) and advanced[0] > 0:  # NumPy keeps them after the slices before
+        value = _call(printer, "np.moveaxis", [value, axes(range(rank)), axes(range(
+            advanced[0], advanced[0] + rank))])
+    body.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=None))
+    return body
 
 
 def _array_index(printer, node):
@@ -315,30 +378,34 @@ def _added(printer, target, index, value):
 
 
 def _gathered_scatter(printer, target, shape, spec, value, names):
-    """``np.add.at(target, spec, value)`` in the Array API, which has no scatter-add: by gathers
-    (``xp.take``), in rounds, each adding the first element of ``value`` left for every element
-    of ``target`` (distinct elements: a gather from ``value`` and a zero row puts them in place)::
+    """``np.add.at(target, spec, value)`` in the Array API, which has no scatter-add: the sums of
+    the rows picked (distinct: ``_picked``) accumulated in an array of their own by gathers
+    (``xp.take``), in rounds, each adding the next element of ``value`` of every row picked (its
+    ``_round``-th in the order of the index, or a zero row), then put in place by one gather from
+    the sums and ``target`` (every other row its own)::
 
         _rows = compat_numpy.reshape(compat_numpy.arange(n)[INDEX], (-1,))
+        _picked, _group = compat_numpy.unique(_rows, return_inverse=True)
+        _order = compat_numpy.argsort(_group, kind='stable')
+        _first = compat_numpy.searchsorted(_group[_order], compat_numpy.arange(_picked.size))
+        _count = compat_numpy.bincount(_group, minlength=_picked.size)
         _padded = xp.concat([xp.reshape(item, (-1, k)), xp.zeros((1, k), ...)])
-        _left = compat_numpy.arange(_rows.size)
-        while _left.size:
-            _picked, _first = compat_numpy.unique(_rows[_left], return_index=True)
-            _from = compat_numpy.full(n, _rows.size)
-            _from[_picked] = _left[_first]
-            scattered = scattered + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
-            _left = compat_numpy.delete(_left, _first)
+        _summed = xp.take(scattered, xp.asarray(_picked, device=device(E)), axis=0)
+        for _round in range(int(_count.max(initial=0))):
+            _from = compat_numpy.where(_round < _count, _order[...], _rows.size)
+            _summed = _summed + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
+        _place = compat_numpy.arange(n) + _picked.size
+        _place[_picked] = compat_numpy.arange(_picked.size)
+        scattered = xp.take(xp.concat([_summed, scattered]), xp.asarray(_place, ...), axis=0)
 
     ``_rows`` numbers the elements of the indexed axes as NumPy picks them (``-1`` is the last; an
     index out of range raises NumPy's ``IndexError``), computed with NumPy from the constant
-    index arrays (under ``jax.jit`` too: the sizes are static). Each element adds its values in
-    the order of the index, as ``np.add.at`` does (the same float); there are as many rounds as
-    the most repeated element's count. Several indexed axes (``L[I, J]``) are numbered
-    together."""
-    from .array_indexing import spec_ast
+    index arrays (under ``jax.jit`` too: the sizes are static). Each row adds its values to what
+    ``target`` holds there in the order of the index, as ``np.add.at`` does (the same floats);
+    there are as many rounds as the most repeated row's count, each a gather of the rows picked
+    (not of every row of ``target``). Several indexed axes (``L[I, J]``) are numbered together."""
     from .array_nodes import int_ast
     lead, rest = shape[:len(spec)], shape[len(spec):]
-    count = sympy.Mul(*lead)
 
     def name(text):
         return ast.Name(text, ast.Load())
@@ -351,33 +418,51 @@ def _gathered_scatter(printer, target, shape, spec, value, names):
         store = [ast.Name(t, ast.Store()) for t in targets]
         return ast.Assign([store[0] if len(store) == 1 else ast.Tuple(store, ast.Store())],
                           value_, lineno=None)
-    rows, padded, left, picked, first, from_ = (fresh_name(f"_{n}", names) for n in (
-        "rows", "padded", "left", "picked", "first", "from"))
-    cells = np_call("arange", [int_ast(count)])
-    if len(lead) > 1:
-        cells = np_call("reshape", [cells, dims_ast(lead)])
+    rows, picked, group, order, first, count, padded, summed, round_, from_, place = (
+        fresh_name(f"_{n}", names) for n in ("rows", "picked", "group", "order", "first",
+                                             "count", "padded", "summed", "round", "from",
+                                             "place"))
+    from .array_backends_dask import flat_positions, product_ast
+    cells = product_ast(lead)
     flat = ast.Tuple([ast.Constant(-1)] + [int_ast(d) for d in rest], ast.Load())
     zero = _call(printer, "np.zeros", [ast.Tuple([ast.Constant(1)] + [
         int_ast(d) for d in rest], ast.Load())], like_reference(printer))
-    size = ast.Attribute(name(rows), "size", ast.Load())
-    gathered = _call(printer, "np.take", [name(padded), _call(
-        printer, "np.asarray", [name(from_)], [("device", _device(printer))])],
-        [("axis", ast.Constant(0))])
+    size, distinct_ = (ast.Attribute(name(n), "size", ast.Load()) for n in (rows, picked))
+
+    def take(array, index):
+        return _call(printer, "np.take", [array, _call(printer, "np.asarray", [index], [
+            ("device", _device(printer))])], [("axis", ast.Constant(0))])
+    buffer = _call(printer, "np.reshape", [name(target), flat]) if len(lead) > 1 else name(target)
+    placed = take(_call(printer, "np.concatenate", [ast.List([name(summed), buffer], ast.Load())]),
+                  name(place))
     if len(lead) > 1:
-        gathered = _call(printer, "np.reshape", [gathered, dims_ast(shape)])
-    rounds = ast.While(ast.Attribute(name(left), "size", ast.Load()), [
-        assign([picked, first], np_call("unique", [ast.Subscript(
-            name(rows), name(left), ast.Load())], [("return_index", ast.Constant(True))])),
-        assign([from_], np_call("full", [int_ast(count), size])),
-        ast.Assign([ast.Subscript(name(from_), name(picked), ast.Store())], ast.Subscript(
-            name(left), name(first), ast.Load()), lineno=None),
-        assign([target], ast.BinOp(name(target), ast.Add(), gathered)),
-        assign([left], np_call("delete", [name(left), name(first)]))], [])
-    return [assign([rows], np_call("reshape", [ast.Subscript(cells, spec_ast(spec), ast.Load()),
-                                               ast.Tuple([ast.Constant(-1)], ast.Load())])),
-            assign([padded], _call(printer, "np.concatenate", [ast.List([_call(
-                printer, "np.reshape", [value, flat]), zero], ast.Load())])),
-            assign([left], np_call("arange", [size])), rounds]
+        placed = _call(printer, "np.reshape", [placed, dims_ast(shape)])
+    taken = ast.Subscript(name(order), np_call("minimum", [ast.BinOp(name(first), ast.Add(), name(
+        round_)), ast.BinOp(size, ast.Sub(), ast.Constant(1))]), ast.Load())
+    return [
+        assign([rows], np_call("reshape", [flat_positions(printer, lead, spec, np_call),
+                                           ast.Tuple([ast.Constant(-1)], ast.Load())])),
+        assign([picked, group], np_call("unique", [name(rows)], [
+            ("return_inverse", ast.Constant(True))])),
+        assign([order], np_call("argsort", [name(group)], [("kind", ast.Constant("stable"))])),
+        assign([first], np_call("searchsorted", [ast.Subscript(name(group), name(order),
+                                                               ast.Load()),
+                                                 np_call("arange", [distinct_])])),
+        assign([count], np_call("bincount", [name(group)], [("minlength", distinct_)])),
+        assign([padded], _call(printer, "np.concatenate", [ast.List([_call(
+            printer, "np.reshape", [value, flat]), zero], ast.Load())])),
+        assign([summed], take(buffer, name(picked))),
+        ast.For(ast.Name(round_, ast.Store()), ast.Call(name("range"), [ast.Call(name("int"), [
+            ast.Call(ast.Attribute(name(count), "max", ast.Load()), [], [ast.keyword(
+                "initial", ast.Constant(0))])], [])], []), [
+            assign([from_], np_call("where", [ast.Compare(name(round_), [ast.Lt()], [
+                name(count)]), taken, size])),
+            assign([summed], ast.BinOp(name(summed), ast.Add(), take(name(padded),
+                                                                      name(from_))))], []),
+        assign([place], ast.BinOp(np_call("arange", [cells]), ast.Add(), distinct_)),
+        ast.Assign([ast.Subscript(name(place), name(picked), ast.Store())], np_call(
+            "arange", [distinct_]), lineno=None),
+        assign([target], placed)]
 
 
 def _padded(spec):

@@ -151,20 +151,28 @@ def _index_adjoint_print(printer, node):
     return marker
 
 
-def index_adjoint_statements(printer, target, node, names):
+def index_adjoint_statements(printer, target, node, names, scatter=None):
     """The statements computing an index adjoint node into the name ``target`` (a fresh name from
     ``names`` for the first piece that is not a number, when it is not a name already). The buffer
     is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
     (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
     the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it) in lazy code (``printer.lazy``); ``np.zeros(shape)`` in NumPy code and for
-    numbers only."""
+    added to it) in lazy code (``printer.lazy``), or with numbers only of the index the code
+    computes (``np.zeros_like(position, ...)``: a Dask array where it is one); ``np.zeros(shape)``
+    in NumPy code and for numbers only. ``scatter(printer, target, shape, spec, value, names,
+    stretched)`` (lazy code: ``array_backends_dask``) gives the statements of a piece where NumPy's
+    form does not run, or None (``stretched``: the value is of fewer elements than ``x[spec]``,
+    broadcast to it by ``+=``)."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
     like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
-    if like is None or not printer.lazy:  # a NumPy buffer
+    computed = next((item[1].name for spec in specs for item in spec if item[0] == "at"), None)
+    if printer.lazy and like is None and computed is not None:  # of the index's library
+        zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
+            ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
+    elif like is None or not printer.lazy:  # a NumPy buffer
         zeros = _call(printer, "np.zeros", [dims_ast(shape)])
     else:
         if not isinstance(values[like], ast.Name):
@@ -175,11 +183,13 @@ def index_adjoint_statements(printer, target, node, names):
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
+        made = None if scatter is None else scatter(
+            printer, target, shape, spec, printer.node(g) if piece.is_Number else value, names,
+            not piece.is_Number and piece != g)
+        if made is not None:
+            body.extend(made)
+            continue
         if any(item[0] == "array" for item in spec) and not distinct(spec, printer.constants):
-            if printer.lazy and constant_indices(spec):  # Dask has no np.add.at
-                body.extend(bincount_statements(printer, target, shape, spec, printer.node(g)
-                                                if piece.is_Number else value, names))
-                continue
             body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
                                           [ast.Name(target, ast.Load()), spec_ast(spec, True),
                                            value],
@@ -195,72 +205,6 @@ def constant_indices(spec):
     built (no index the code computes, ``("at", i)`` or ``np.argsort``'s array)."""
     return all(item[0] in ("int", "slice") or item[0] == "array" and not isinstance(
         item[1], sympy.Symbol) for item in spec)
-
-
-def bincount_statements(printer, target, shape, spec, value, names):
-    """``np.add.at(target, spec, value)`` for lazy code, where Dask has no ``np.add.at``: the
-    elements of ``value`` (an ``ast`` of the shape of ``x[spec]``) summed per element of ``target``
-    they add to by ``np.bincount``, which Dask computes chunk by chunk (a sum per chunk, then of
-    the chunks), and added to the distinct elements once, which Dask stores lazily::
-
-        _rows = np.arange(n)[INDEX]
-        _picked, _group = np.unique(_rows, return_inverse=True)
-        _weights = np.ravel(item)
-        _summed = np.bincount(np.zeros_like(_weights, dtype=int)
-            + np.ravel(np.reshape(_group, (-1, 1)) * k + np.arange(k)), weights=_weights,
-            minlength=_picked.size * k)
-        scattered[_picked] += np.reshape(_summed, (-1, k))
-
-    ``_rows`` numbers the elements of the indexed axes as NumPy picks them (``-1`` is the last; an
-    index out of range raises NumPy's ``IndexError``, as the primal does); the bins are made an
-    array of ``_weights``' library and chunks (``np.bincount`` of Dask needs both). Several
-    indexed axes (``L[I, J]``) are numbered together, ``target`` reshaped to them as one."""
-    lead, rest = shape[:len(spec)], shape[len(spec):]
-    size = sympy.Mul(*rest)
-
-    def name(text):
-        return ast.Name(text, ast.Load())
-
-    def call(function, args, keywords=()):
-        return _call(printer, function, args, keywords)
-
-    def assign(text, value_):
-        return ast.Assign([ast.Name(text, ast.Store())], value_, lineno=None)
-    rows, picked, group, weights, summed = (fresh_name(f"_{n}", names) for n in (
-        "rows", "picked", "group", "weights", "summed"))
-    cells = call("np.arange", [int_ast(sympy.Mul(*lead))])
-    if len(lead) > 1:
-        cells = call("np.reshape", [cells, dims_ast(lead)])
-    bins = call("np.ravel", [name(group)])
-    count = ast.Attribute(name(picked), "size", ast.Load())
-    if rest:
-        bins = call("np.ravel", [ast.BinOp(ast.BinOp(call("np.reshape", [name(group), ast.Tuple(
-            [ast.Constant(-1), ast.Constant(1)], ast.Load())]), ast.Mult(), int_ast(size)),
-            ast.Add(), call("np.arange", [int_ast(size)]))])
-        count = ast.BinOp(count, ast.Mult(), int_ast(size))
-    zeros = call("np.zeros_like", [name(weights)], [("dtype", name("int"))])
-    total = call("np.bincount", [ast.BinOp(zeros, ast.Add(), bins)], [
-        ("weights", name(weights)), ("minlength", count)])
-    body = [assign(rows, ast.Subscript(cells, spec_ast(spec), ast.Load())),
-            assign(f"{picked}, {group}", call("np.unique", [name(rows)], [
-                ("return_inverse", ast.Constant(True))])),
-            assign(weights, call("np.ravel", [value])),
-            assign(summed, total)]
-    body[1].targets = [ast.Tuple([ast.Name(picked, ast.Store()), ast.Name(group, ast.Store())],
-                                 ast.Store())]
-    added = name(summed)
-    if rest:
-        added = call("np.reshape", [added, ast.Tuple(
-            [ast.Constant(-1)] + [int_ast(d) for d in rest], ast.Load())])
-    flat = len(lead) > 1
-    if flat:
-        body.append(assign(target, call("np.reshape", [name(target), dims_ast(
-            (sympy.Mul(*lead),) + tuple(rest))])))
-    body.append(ast.AugAssign(ast.Subscript(name(target), name(picked), ast.Store()), ast.Add(),
-                              added))
-    if flat:
-        body.append(assign(target, call("np.reshape", [name(target), dims_ast(shape)])))
-    return body
 
 
 def distinct(spec, constants):
@@ -401,6 +345,8 @@ def _tri_shape(node, shapes, _):
 def _tri_print(printer, node):
     size, offset, upper, which = node.params
     args = [int_ast(size)] + ([ast.Constant(offset if upper else -offset)] if offset else [])
+    if printer.backend == "torch":  # torch.triu_indices(row, col, offset): the columns too
+        args.insert(1, int_ast(size))
     call = _call(printer, "np.triu_indices" if upper else "np.tril_indices", args)
     return ast.Subscript(call, ast.Constant(which), ast.Load())
 

@@ -29,6 +29,7 @@ import numpy
 from .array_emit import in_place
 from .backends import backend
 from .fence import dotted
+from .printer import dotted_name
 from .program import fresh_name
 from .rules import RULES, spelling
 
@@ -36,7 +37,7 @@ from .rules import RULES, spelling
 _BACK = {"np.subtract": "torch.sub", "np.divide": "torch.div", "np.power": "torch.pow",
          "np.negative": "torch.neg", "np.rint": "torch.round", "np.where": "torch.where",
          "np.zeros": "torch.zeros"}
-_METHODS = {"amax": "max", "amin": "min"}
+_METHODS = {"amax": "max", "amin": "min"}  # torch method -> NumPy method (read back inverted)
 
 
 def _elementwise():
@@ -66,14 +67,6 @@ def _forward():
     return _FORWARD
 
 
-def _attribute(dotted_name):
-    parts = dotted_name.split(".")
-    node = ast.Name(parts[0], ast.Load())
-    for part in parts[1:]:
-        node = ast.Attribute(node, part, ast.Load())
-    return node
-
-
 class _Respell(ast.NodeTransformer):
     """Calls respelled through ``names`` (dotted function -> dotted function) and ``methods``
     (method name -> method name); ``self.stray``: a name of ``stray_prefix`` left unmapped."""
@@ -85,7 +78,7 @@ class _Respell(ast.NodeTransformer):
         self.generic_visit(node)
         name = dotted(node.func)
         if name in self.names:
-            node.func = ast.copy_location(_attribute(self.names[name]), node.func)
+            node.func = ast.copy_location(dotted_name(self.names[name]), node.func)
         elif name is not None and name.startswith(self.prefix):
             self.stray = True
         elif isinstance(node.func, ast.Attribute) and node.func.attr in self.methods:
@@ -126,13 +119,13 @@ def torch_in_place(program, body, arrays, results, stops, invented):
     spelled = _Respell(forward, _METHODS, "\0")
     numpy_body = [spelled.visit(copy.deepcopy(s)) for s in body]
     prelude = [ast.Assign([ast.Name(p, ast.Store())], ast.Call(
-        _attribute("np.asarray"), [ast.Name(p, ast.Load())],
+        dotted_name("np.asarray"), [ast.Name(p, ast.Load())],
         [ast.keyword("dtype", ast.Name("float", ast.Load()))]), lineno=None) for p in arrays]
     rewritten = in_place(program, numpy_body, prelude, results, stops, invented,
                          elides=False)
     back = dict(_BACK)
     back.update({n: t for t, n in forward.items() if n not in back})
-    respelled = _Respell(back, {"max": "amax", "min": "amin", "copy": "clone"}, "np.")
+    respelled = _Respell(back, {**{n: m for m, n in _METHODS.items()}, "copy": "clone"}, "np.")
     rewritten = [respelled.visit(s) for s in rewritten]
     if respelled.stray or _overlapping(rewritten):
         return list(body)
@@ -158,7 +151,7 @@ def dtype_lines(arrays, widest="dtype", each="array"):
         return ast.Name(text, ast.Store() if store else ast.Load())
 
     def promoted(dtype, p):
-        return ast.Call(_attribute("torch.promote_types"), [
+        return ast.Call(dotted_name("torch.promote_types"), [
             dtype, ast.Attribute(name(p), "dtype", ast.Load())], [])
     first = ast.Attribute(name(arrays[0]), "dtype", ast.Load())
     if len(arrays) <= 3:

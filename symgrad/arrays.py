@@ -39,6 +39,8 @@ import importlib
 import numpy as np
 import sympy
 
+from .argument_refusals import index_argument, labels
+from .array_casts import CAST_ROWS
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, SLOGDET,
                            SLOGDET_SIGN, SOLVE)
@@ -52,7 +54,7 @@ from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
-from .rules import LAZY_MODULES, Written, resolve_pending
+from .rules import LAZY_MODULES, Written, real_abs, resolve_pending
 from .shapes import ONE, ShapeError, size
 from .written import kept_as_written
 
@@ -163,6 +165,9 @@ def _read_take_along_axis(ctx, arr, indices=REQUIRED, axis=REQUIRED):
     x = ctx.array(arr)
     shape = ctx.shape(x)
     found = ctx.constant_indices(indices)
+    name = index_argument(ctx.node, ctx.frame) if found is None else None
+    if name:  # np.take_along_axis(logp, labels[:, None], axis=1): labels passed as an argument
+        ctx.fail(*labels(name))
     if found is None or axis is None or found.ndim != len(shape):
         ctx.fail("np.take_along_axis is supported with a constant int array of the array's rank "
                  "and an axis", "index with np.arange rows: x[np.arange(n), LABELS]")
@@ -272,15 +277,20 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
 def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm`` without ``ord``: the 2-norm of the vectors along ``axis`` (an int), the
     Frobenius norm over two axes (a pair) or of the whole array (None), as NumPy computes it:
-    ``sqrt(sum(x * x))`` along those axes."""
+    ``sqrt(sum(x * x))`` along those axes. Of vectors (a rank-1 array, or along one axis),
+    ``ord=2`` is that 2-norm too and ``ord=1`` is ``sum(abs(x))`` (``abs`` with its convention at
+    0, docs/conventions.md)."""
     v = ctx.array(x)
     rank = len(ctx.shape(v))
-    if ord is not None or not rank:
-        ctx.fail("np.linalg.norm is supported without ord, of an array",
-                 "write np.sqrt(np.sum(x * x, axis=...)) for other norms")
     axes = tuple(range(rank)) if axis is None else ctx.axes(axis, rank)
+    vectors = rank and len(axes) == 1
+    if ord not in (None, 1, 2) or ord is not None and not vectors or not rank:
+        ctx.fail("np.linalg.norm is supported without ord, of an array, and with ord=1 or 2 of "
+                 "vectors", "write np.sqrt(np.sum(x * x, axis=...)) for other norms")
     if axis is not None and len(axes) > 2:
         ctx.fail("np.linalg.norm over more than two axes is not defined", "pass one or two axes")
+    if ord == 1:  # NumPy: add.reduce(abs(x), axis)
+        return ctx.bind(reduce_(SUM, real_abs(v), axes, ctx.flag(keepdims), rank), "total")
     return sympy.sqrt(ctx.bind(reduce_(SUM, v * v, axes, ctx.flag(keepdims), rank), "total"))
 
 
@@ -321,7 +331,7 @@ ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
     LOGABSDET, SLOGDET_SIGN, SOLVE, EINSUM, CUMSUM, EYE, TRIU_INDICES, TRIL_INDICES, TRI_INDICES,
-    *VALUE_ROWS,
+    *VALUE_ROWS, *CAST_ROWS,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),

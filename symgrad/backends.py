@@ -37,6 +37,12 @@ class Backend:
         mutable: arrays may be written in place (``z[1:] += g``); False for JAX.
         names: NumPy function names (after ``np.``) spelled otherwise in this library, for the
             array rows and written calls (elementwise functions have their ``rules`` column).
+        literal: the constructor an exported module writes a constant array of the primal's
+            module with (``torch.tensor([0, 2], dtype=torch.int64)``): a name the import lines
+            bind, whose module also has the dtypes, ``nan`` and ``inf`` (None: no arrays).
+        dask: its code may be called with Dask arrays, whose sizes may be unknown (``nan``), so
+            the code refuses those (only "array_api", through ``array_api_compat``; the numpy
+            backend's lazy specialisation does the same).
     """
 
     name: str
@@ -47,6 +53,8 @@ class Backend:
     vectorised: bool = True
     mutable: bool = True
     names: dict = field(default_factory=dict)
+    literal: str = None
+    dask: bool = False
 
     def spelling(self, dotted):
         """The name of the NumPy function ``dotted`` ("np.concatenate") in this library
@@ -99,18 +107,20 @@ class Backend:
 
 BACKENDS = {
     "math": Backend("math", "math", "import math", vectorised=False),
-    "numpy": Backend("numpy", "np", "import numpy as np", packages=("numpy",)),
+    "numpy": Backend("numpy", "np", "import numpy as np", packages=("numpy",),
+                     literal="np.array"),
     "jax": Backend("jax", "jnp", "import jax.numpy as jnp", packages=("jax",), extra="jax",
-                   mutable=False),
+                   mutable=False, literal="jnp.array"),
     "torch": Backend("torch", "torch", "import torch", packages=("torch",), extra="torch",
                      names={"power": "pow", "concatenate": "cat", "transpose": "permute",
-                            "max": "amax", "min": "amin"}),
+                            "max": "amax", "min": "amin"}, literal="torch.tensor"),
     "array_api": Backend("array_api", "xp", "from array_api_compat import array_namespace, "
                          "device, is_numpy_array, numpy as compat_numpy",
                          packages=("array_api_compat",), extra="array-api",
                          mutable=False,
                          names={"power": "pow", "concatenate": "concat",
-                                "transpose": "permute_dims", "cumsum": "cumulative_sum"}),
+                                "transpose": "permute_dims", "cumsum": "cumulative_sum"},
+                         literal="compat_numpy.asarray", dask=True),
 }
 """Backend name → its ``Backend``, in the order the documentation lists them. ``array_api`` is
 not ``mutable``: one text must also run on JAX arrays."""

@@ -15,6 +15,8 @@ from .functions import Literal
 
 SHOWN_CHARS = 200  # a difference shown in the report is cut to this many characters
 SHOWN_COMPONENTS = 10  # at most this many differing components are listed in the report
+SHOWN_RAISED = 3  # at most this many points where a gradient raised are listed in the report
+SHOWN_NOTE = 120  # an error message quoted in a note (why df is not read) is cut to this length
 
 
 @dataclass
@@ -54,12 +56,16 @@ class GradientCheck:
             when it did not run (``symbolic_note`` says why).
         elements: array code: component name → the indices (tuples) of its elements that differ
             on the concrete shape (or a one-item tuple naming a shape mismatch).
-        symbolic_note: array code: why the symbolic half did not run or decide, else None.
+        symbolic_note: why the symbolic half did not run or decide, else None: array code's
+            ``df`` cannot run on symbolic arrays; scalar code's ``df`` is not read as source
+            (outside the language, or no source: its floats decide alone).
         precise_points: array code: the points of the concrete shape evaluated at 50 digits.
         skipped: scalar code: per component, why SymPy was not tried on its difference (an
             expression over the size budget of ``check_symbolic``, named with its size), or None
             where it was (or the difference was 0 at once); the numbers decide those components.
             Array code: a note per element of the concrete shape skipped so (``"dX[0,1]: ..."``).
+        shapes_differ: array code: component name → (the first random size where ``df``'s
+            result has another shape than symgrad's, ``"shape (2,) by df, (5,) by symgrad"``).
     """
 
     verdict: str
@@ -85,6 +91,13 @@ class GradientCheck:
     symbolic_note: str = None
     precise_points: int = 0
     skipped: tuple = ()
+    shapes_differ: dict = field(default_factory=dict)
+
+    def __bool__(self):
+        """True only for the verdict "equal" (so ``assert check_grad(f, df)`` fails for
+        "different" and for "undecided", where nothing was proved or evaluated; ``assert_grad``
+        passes "undecided")."""
+        return self.verdict == "equal"
 
     def __str__(self):
         basis = f", basis {self.basis}" if self.basis else ""
@@ -99,7 +112,8 @@ class GradientCheck:
             for name in shown[:SHOWN_COMPONENTS]:
                 k = self.names.index(name)
                 why = f" (not simplified: {skipped[k]})" if skipped[k] else ""
-                lines.append(f"  {name} differs: symgrad - df = {_shown(self.differences[k])}"
+                lines.append(f"  {name} differs" if self.symbolic_note else
+                             f"  {name} differs: symgrad - df = {_shown(self.differences[k])}"
                              f"{why}")
             if len(shown) > SHOWN_COMPONENTS:
                 lines.append(f"  ... and {len(shown) - SHOWN_COMPONENTS} more differing")
@@ -113,23 +127,29 @@ class GradientCheck:
             lines.append("  symgrad - df simplifies to 0" + (" in every component" * (n > 1)))
         elif self.basis == "numeric":
             every = f"all {n} components agree" if n > 1 else "it agrees"
+            how = ", in floats" if self.symbolic_note else \
+                f", at {DIGITS} digits{_how(self.names, proved, skipped)}"
             lines.append(f"  {every} within rtol at the {self.evaluated} point"
-                         f"{'s' * (self.evaluated != 1)} evaluated, at {DIGITS} digits"
-                         f"{_how(self.names, proved, skipped)}")
+                         f"{'s' * (self.evaluated != 1)} evaluated{how}")
         else:
             lines.append("  no point could be evaluated: pass points= where the function and "
                          "its gradient are defined")
-            unproved = [(name, d, why) for name, d, why in zip(self.names, self.differences,
-                                                                skipped) if not _is_zero(d)]
+            unproved = [] if self.symbolic_note else [
+                (name, d, why) for name, d, why in zip(self.names, self.differences, skipped)
+                if not _is_zero(d)]
             for name, d, why in unproved[:SHOWN_COMPONENTS]:
                 why = f": the symbolic comparison was skipped by size, {why}" if why else ""
                 lines.append(f"  {name}: symgrad - df = {_shown(d)} (not proved 0{why})")
+        if self.symbolic_note:
+            lines.append(f"  not symbolic: {self.symbolic_note}")
         if self.worst_point is not None:
             lines.append(f"  worst point {self.worst_point}: {self.worst_component} is "
                          f"{self.got!r} by df, {self.expected!r} by symgrad "
                          f"(relative error {self.worst_error:.3g})")
         lines.extend(f"  kink: {note}" for note in self.kinks)
-        lines.extend(f"  raised: {note}" for note in self.raised)
+        lines.extend(f"  raised: {note}" for note in self.raised[:SHOWN_RAISED])
+        if len(self.raised) > SHOWN_RAISED:
+            lines.append(f"  raised: ... and {len(self.raised) - SHOWN_RAISED} more (in .raised)")
         lines.extend(f"  floats only: {note}" for note in self.floats_only)
         return "\n".join(lines)
 

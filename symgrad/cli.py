@@ -36,7 +36,7 @@ from .backends import BACKENDS
 from .check import check_grad
 from .cli_arguments import positive_int, shapes_option, target, tolerance, wrt_option
 from .differentiate import STRATEGIES
-from .errors import SymgradError, UnsupportedSyntaxError
+from .errors import ShapesNeededError, SymgradError, UnsupportedSyntaxError
 from .export import latex, write_module
 
 USAGE_ERROR = 2  # argparse's own status for bad arguments
@@ -219,9 +219,14 @@ def _gradient(args):
         gradient = build(function, wrt=args.wrt, backend=args.backend,
                          strategy=args.strategy or "auto", shapes=shapes)
     if gradient.source is None:  # array code, built per shape at its first call
-        raise CommandError(f"`{args.target.name}` computes with arrays: give their shapes, "
-                           "e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 axis)")
+        raise _shapes_needed(args.target.name)
     return gradient
+
+
+def _shapes_needed(name):
+    """The refusal of array code without ``--shapes`` (``show``, ``export`` and ``check``)."""
+    return CommandError(f"`{name}` computes with arrays: give their shapes, e.g. --shapes "
+                        "X=n,d w=d (names for sizes, 1 for a size-1 axis)")
 
 
 def _show(args):
@@ -242,8 +247,12 @@ def _check(args):
     function, hand = load_function(args.target), load_function(args.hand)
     if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
         function = function.primal
-    report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
-                        seed=args.seed, strategy=args.strategy or "auto", shapes=_shapes(args))
+    try:
+        report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
+                            seed=args.seed, strategy=args.strategy or "auto",
+                            shapes=_shapes(args))
+    except ShapesNeededError:
+        raise _shapes_needed(args.target.name) from None
     print(report)
     return 1 if report.verdict == "different" else 0
 
@@ -300,7 +309,9 @@ def _build_parser():
 
     export_parser = commands.add_parser(
         "export", help="write the gradient of FILE:FUNC as a standalone module",
-        description="Write a module that imports only math (or numpy) and holds the gradient.")
+        description="Write a module that holds the gradient and imports only its backend's "
+                    "library (math, numpy, jax.numpy, torch or array_api_compat; scipy.special "
+                    "where the gradient calls it), with the constant arrays it reads.")
     export_parser.add_argument("target", type=target, metavar="FILE:FUNC",
                                help="a Python file and the name of a function defined in it")
     export_parser.add_argument("-o", "--output", required=True, metavar="OUT.py",
@@ -341,7 +352,8 @@ def _add_build_options(parser):
                              "names, or parameter indices, separated by commas (default: every "
                              "parameter without a default)")
     parser.add_argument("--backend", choices=tuple(BACKENDS), default=None,
-                        help="math (floats, the default), numpy (elementwise on arrays), jax, "
+                        help="math (floats: the default for scalar code), numpy (elementwise "
+                             "on arrays: the default for array code, given --shapes), jax, "
                              "torch or array_api (docs/backends.md)")
     _add_strategy(parser)
     _add_shapes(parser)

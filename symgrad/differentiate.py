@@ -19,8 +19,8 @@ from sympy import S
 
 from .errors import OptionError, SymgradError
 from .intermediate import perturbed, unperturbed
-from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol,
-                      substituted_outputs, tree_size)
+from .program import (Assignment, Program, active_symbols, fresh_name, real_symbol, replaced,
+                      tree_size)
 from .functions import StopGradient, Undefined, Value
 from .imaginary import real_partial
 from .realpower import RealPower, differentiable, slope, weighted
@@ -256,29 +256,18 @@ def _expanded(expr, values):
     Each ``max``/``min`` rebuilt is a ``LargeMax``/``LargeMin`` (no pairwise ``factor_terms`` of
     its arguments: seconds for a 7-argument min of a 5-argument one, for a test only)."""
     while expr.free_symbols & values.keys():
-        expr = _unfolded(expr, values, {})
+        expr = replaced(expr, values, rebuild=_unfolded)
         if tree_size(expr, SYMBOLIC_MAX_NODES + 1) > SYMBOLIC_MAX_NODES:
             return sympy.Dummy("undecided")
     return expr
 
 
-def _unfolded(expr, values, memo):
-    found = memo.get(expr)
-    if found is None:
-        found = values.get(expr)
-        if found is None:
-            if expr.is_Atom:
-                found = expr
-            else:
-                args = [_unfolded(a, values, memo) for a in expr.args]
-                if args == list(expr.args):
-                    found = expr
-                elif isinstance(expr, (sympy.Max, sympy.Min)):
-                    found = (LargeMax if isinstance(expr, sympy.Max) else LargeMin)(*args)
-                else:
-                    found = expr.func(*args)
-        memo[expr] = found
-    return found
+def _unfolded(node, args):
+    """``node`` rebuilt on ``args`` (``replaced``'s ``rebuild``), every ``max``/``min`` as a
+    ``LargeMax``/``LargeMin`` whatever its size (``rules.rebuilt`` makes only large ones so)."""
+    if isinstance(node, _KINKS):
+        return (LargeMax if isinstance(node, sympy.Max) else LargeMin)(*args)
+    return node.func(*args)
 
 
 def _hold_kinks(expr):

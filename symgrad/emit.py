@@ -23,9 +23,10 @@ import os
 
 import sympy
 
+from .array_backends_dask import data_indices
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
 from .array_torch import torch_in_place
-from .backends import prologue as backend_prologue
+from .backends import backend as backend_spec, prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
 from .entries import Lines
@@ -81,6 +82,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
+    if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
+        printer.data_indices = data_indices(program)
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -125,9 +128,10 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         name for name in converted if name not in data], [
         p.name for p in program.params if arrays is not None and arrays.shapes.of(p)]))
     if arrays is not None:
-        prelude.extend(size_lines(arrays, body, program.params, function_name,
+        prelude.extend(size_lines(arrays, body, [p for p in program.params
+                                                 if p.name not in program.static], function_name,
                                   getattr(program, "cotangent_outputs", None),
-                                  printer.lazy or backend != "numpy"))  # array_api runs on Dask
+                                  printer.lazy or backend_spec(backend).dask))
         invented = names - given - set(results.values())  # common terms, index adjoint buffers
         if backend == "numpy":
             primal = {results[i] for i in used if i < getattr(program, "primal_outputs", 0)}

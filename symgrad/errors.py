@@ -34,6 +34,25 @@ class OptionError(SymgradError, ValueError):
     """
 
 
+class ShapesNeededError(OptionError):
+    """Array code was given where its arrays' shapes must be known now (``check_grad`` without
+    ``shapes=``): an ``OptionError`` whose message asks for them (the command line asks for
+    ``--shapes``).
+
+    Args:
+        name: the function's name.
+
+    Attributes:
+        name: that name.
+    """
+
+    def __init__(self, name):
+        self.name = name
+        super().__init__(f"`{name}` computes with arrays: give their shapes, e.g. "
+                         "shapes={'X': ('n', 'd'), 'w': ('d',)} (names for sizes, 1 for a size-1 "
+                         "axis, scalars left out)")
+
+
 class OutputShapeError(SymgradError, TypeError):
     """The function returns the wrong shape for what was asked (a tuple where ``grad`` needs a scalar).
 

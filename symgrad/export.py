@@ -10,9 +10,11 @@ DISPLAY_MAX_NODES = 2000  # larger derivatives are not typeset in notebooks (see
 def export(gf, path, overwrite=False):
     """Write a standalone Python module holding the generated function of ``gf``.
 
-    The module imports only ``math`` (backend "math") or ``numpy`` (backend "numpy"), and
-    ``scipy.special`` where the code calls it (``scipy.special.erf``), starts with a
-    comment naming the source function and the symgrad version, and passes ``py_compile``.
+    The module imports only its backend's library (``math``, ``numpy``, ``jax.numpy``, ``torch``
+    or ``array_api_compat``: ``backends.BACKENDS``), and ``scipy.special`` or ``jax.scipy.special``
+    where the code calls it (``scipy.special.erf``), defines the constant arrays of the primal's
+    module the code reads (``constant_definitions``), starts with a comment naming the source
+    function and the symgrad version, and passes ``py_compile``.
 
     Args:
         gf: a ``GradientFunction`` (from ``grad``, ``value_and_grad``, ``jacobian``, ``hessian``,
@@ -68,9 +70,12 @@ def write_module(gf, path, overwrite, how_to_overwrite):
 
 def constant_definitions(gf):
     """The definitions of the constant arrays ``gf``'s source reads (module or closure constants
-    of the primal), one ``NAME = np.array([...])`` text each, in the order the source first
-    reads them: the values exactly (``repr`` of each float round-trips), flat and reshaped,
-    wrapped at 100 columns.
+    of the primal), one ``NAME = np.array([...], dtype=np.int64)`` text each, in the order the
+    source first reads them: the values exactly (``repr`` of each float round-trips) and their
+    dtype, flat and reshaped, wrapped at 100 columns, written with the backend's own constructor
+    (``Backend.literal``: ``jnp.array``, ``torch.tensor``, ``compat_numpy.asarray``), so that the
+    module imports only its backend. (A JAX float64 constant is float64 when ``jax_enable_x64`` is
+    on as the module is imported, as for every JAX array: turn it on first.)
 
     Args:
         gf: a ``GradientFunction``.
@@ -85,8 +90,12 @@ def constant_definitions(gf):
     import ast
 
     import numpy as np
-    if gf.backend != "numpy":
+
+    from .backends import backend
+    constructor = backend(gf.backend).literal
+    if constructor is None:
         return []
+    module = constructor.rpartition(".")[0]
     # a gradient read from the disk cache (no program yet) is scalar code: array code is not
     # stored there
     program = gf.__dict__["_program"] if "_program" in gf.__dict__ else gf.program
@@ -108,9 +117,11 @@ def constant_definitions(gf):
         if value.dtype.kind not in "bif":
             raise OptionError(f"`{name}` is a constant array of dtype {value.dtype}: export "
                               "writes bool, int and float constants only")
-        items = [_literal(v) for v in value.ravel().tolist()]
-        dtype = "bool_" if value.dtype.kind == "b" else value.dtype.name  # np.bool: NumPy >= 2
-        texts.append(_wrapped(f"{name} = np.array([", items, f"], dtype=np.{dtype})"
+        items = [_literal(v, module) for v in value.ravel().tolist()]
+        dtype = value.dtype.name
+        if module == "np" and value.dtype.kind == "b":
+            dtype = "bool_"  # np.bool: NumPy >= 2 only
+        texts.append(_wrapped(f"{name} = {constructor}([", items, f"], dtype={module}.{dtype})"
                               + (f".reshape({value.shape})" if value.ndim != 1 else "")))
     return texts
 
@@ -120,11 +131,13 @@ EXPORT_MAX_CONSTANT_ELEMENTS = 10000
 would be unreadable)."""
 
 
-def _literal(value):
+def _literal(value, module):
+    """``repr(value)``, or ``np.nan``, ``np.inf``, ``-np.inf`` (of ``module``) for the floats
+    that have no literal."""
     if isinstance(value, float) and value != value:
-        return "np.nan"
+        return f"{module}.nan"
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return "np.inf" if value > 0 else "-np.inf"
+        return f"{module}.inf" if value > 0 else f"-{module}.inf"
     return repr(value)
 
 

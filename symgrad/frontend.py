@@ -21,7 +21,7 @@ import ast
 
 import sympy
 
-from . import functions
+from . import argument_refusals, functions
 from .branches import Branches, returns
 from .errors import UnsupportedSyntaxError
 from .expressions import Expressions, _without_not
@@ -335,11 +335,14 @@ class _Reader(Branches, Expressions, Resolver, Guards):
             starred = next((e for e in target.elts if isinstance(e, ast.Starred)), None)
             if starred is not None:
                 self.reject(starred, frame)
+            source = getattr(node, "value", None)
+            if isinstance(source, ast.Name) and not isinstance(value, tuple) and (
+                    argument_refusals.parameter_in(source, frame)):  # w, b = params
+                self.fail(target, frame, *argument_refusals.unpacked(source.id))
             items = self.sequence(value, target, frame)
             if len(items) != len(target.elts):
                 self.fail(target, frame, f"cannot unpack {len(items)} values into "
                           f"{len(target.elts)} names", "match the number of names and values")
-            source = getattr(node, "value", None)
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(items):
                 items = [self.unpacked(v, e, frame) for v, e in zip(items, source.elts)]
             for t, v in zip(target.elts, items):

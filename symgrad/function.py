@@ -146,7 +146,12 @@ class ArrayGradientFunction(GradientFunction):
         self = functools.partial.__new__(cls, state)
         self.primal, self.kind, self.backend, self._derivatives = primal, kind, backend, None
         self.specialisations = state
+        state.serve(self)
         return self
+
+    func = property(lambda self: self.specialisations, doc="""The ``Specialisations`` (its
+        ``__name__`` and ``__doc__`` are the latest build's); a call goes to it, or, repeating the
+        last call's argument types and shapes, to that call's guard (``dispatch``).""")
 
     def specialisation(self, library="numpy"):
         """The ``GradientFunction`` of the latest pattern for ``library``: "numpy" (what

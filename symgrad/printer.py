@@ -195,6 +195,9 @@ class Printer:
             return self.real_value(e.args[0])
         if isinstance(e, sympy.Mod):
             return ast.BinOp(self.node(e.args[0]), ast.Mod(), self.node(e.args[1]))
+        if type(e) in (sympy.ceiling, sympy.floor):  # SymPy's own: the size of a stepped
+            from .array_nodes import int_ast  # slice (array_indexing), an int: -(-n // 2)
+            return int_ast(e)
         if isinstance(e, sympy.Function) or rule_for_class(type(e)) is not None:
             return self.function(e)
         raise SymgradError(f"symgrad cannot print {type(e).__name__} for backend "

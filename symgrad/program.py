@@ -219,17 +219,20 @@ def _own_free_symbols(cls):
     return False
 
 
-def replaced(expr, mapping, memo=None, evaluate=True):
+def replaced(expr, mapping, memo=None, evaluate=True, rebuild=None):
     """``expr.xreplace(mapping)`` with a memo: a sub-expression repeated many times (the ``max`` of
     every tie test) is rebuilt once (SymPy's ``Max`` compares its arguments pairwise when built).
 
     Args:
         expr: a SymPy expression.
         mapping: dict from sub-expressions to their replacements (matched whole, outermost first).
-        memo: optional dict shared between calls with the same ``mapping`` (and ``evaluate``).
+        memo: optional dict shared between calls with the same ``mapping`` (and ``evaluate``,
+            ``rebuild``).
         evaluate: False to rebuild a ``Piecewise`` or a relation as it stands (for printing: names
             put in for sub-expressions decide nothing, and SymPy's evaluation of a large one,
             ``canonical`` relations and the pieces compared, takes seconds).
+        rebuild: callable(node, args) → the node rebuilt with its new arguments (such as
+            ``rules.rebuilt``); None: ``node.func(*args)``.
 
     Returns:
         The expression with the replacements made.
@@ -242,11 +245,13 @@ def replaced(expr, mapping, memo=None, evaluate=True):
             if expr.is_Atom:
                 found = expr
             else:
-                args = [replaced(a, mapping, memo, evaluate) for a in expr.args]
+                args = [replaced(a, mapping, memo, evaluate, rebuild) for a in expr.args]
                 if args == list(expr.args):
                     found = expr
                 elif not evaluate and isinstance(expr, (sympy.Piecewise, sympy.Rel)):
                     found = expr.func(*args, evaluate=False)
+                elif rebuild is not None:
+                    found = rebuild(expr, args)
                 else:
                     found = expr.func(*args)
         memo[expr] = found

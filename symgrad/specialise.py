@@ -7,14 +7,15 @@ the rank). Sizes never enter it, so one build serves every size with the same pa
 (``library_kind``) tells NumPy arguments from *lazy* ones (a Dask array): the numpy backend prints
 the plain in-place NumPy code for the first and code that keeps a Dask graph lazy for the second.
 ``Specialisations`` holds the builds of one gradient object and dispatches each call to the one
-for its arguments.
+for its arguments; once a call has returned, its ``ArrayGradientFunction`` calls a guard made for
+that call's argument types and shapes directly (``dispatch``) until a call differs.
 """
 import inspect
-from itertools import repeat
+import weakref
 
 import numpy
 
-_SHAPE, _NONE = repeat("shape"), repeat(None)  # getattr(a, "shape", None) mapped in C
+from .dispatch import FLOAT64, converted_shape_known, guard, unchecked
 
 LIBRARIES = ("numpy", "lazy")
 """The library kinds: "numpy" (NumPy arrays, NumPy scalars, Python numbers, lists) and "lazy"
@@ -104,7 +105,8 @@ class Specialisations:
         self.by_pattern = {}
         self.programs = {}  # pattern -> the primal Program read for it
         self.latest_pattern = None
-        self._last_shapes, self._last_types, self._last = None, None, None
+        self.owner, self._guarded = None, False  # the caller (``serve``), whether it calls a guard
+        self._unchecked = {}  # (build, float64 parameters) -> its code without what is proved
 
     def values(self, args, kwargs):
         """The value of each parameter in this call (defaults applied)."""
@@ -146,11 +148,21 @@ class Specialisations:
     def latest(self):
         return self.get("numpy")
 
+    def serve(self, owner):
+        """Let ``owner`` (an ``ArrayGradientFunction``, a ``functools.partial`` of this object)
+        call a guard of the last call's arguments (``dispatch.guard``) directly, once a call
+        has returned, and this object again when a call differs."""
+        self.owner = weakref.ref(owner)
+
+    def _point(self, target):
+        """Make ``owner`` call ``target``: this object or a guard (held by ``owner`` alone, so
+        that no cycle keeps a build alive)."""
+        owner = self.owner() if self.owner is not None else None
+        if owner is not None and (target is not self or self._guarded):
+            owner.__setstate__((target, (), None, owner.__dict__))
+            self._guarded = target is not self
+
     def __call__(self, *args, **kwargs):
-        if not kwargs:  # the same shapes and types as the last call: the same build
-            shapes = tuple(map(getattr, args, _SHAPE, _NONE))
-            if shapes == self._last_shapes and tuple(map(type, args)) == self._last_types:
-                return self._last(*args)
         values = self.values(args, kwargs)
         pattern = tuple(map(axes_pattern, values, self.params))
         library = library_kind(values) if self.by_library else "numpy"
@@ -160,9 +172,26 @@ class Specialisations:
             with public_entry():  # a refusal's traceback: the user's call, this frame, the message
                 built = self.add(pattern, None, library)
         self.latest_pattern = pattern
+        self._point(self)  # a call that raises leaves the next call the long way
+        result = built.func(*args, **kwargs)
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
-            self._last_shapes, self._last_types, self._last = shapes, tuple(map(type, args)), \
-                built.func
-        else:  # the next call takes the long way, so latest_pattern follows it
-            self._last_shapes = None
-        return built.func(*args, **kwargs)
+            self._point(self._guard(args, built, library))
+        return result  # after any other call the next one takes the long way, so that
+        # latest_pattern follows it
+
+    def _guard(self, args, built, library):
+        """The guard of a call of ``built`` with ``args`` that has returned (``dispatch``): for
+        NumPy code and arguments whose converted shapes their types give, it calls the build's
+        code without the conversions of its float64 NumPy arrays and without its size checks."""
+        if library != "numpy" or built.backend != "numpy" or not all(
+                converted_shape_known(type(a)) for a in args):
+            return guard(args, built.func, self)
+        code = built.func.__code__
+        float64 = tuple(i for i, a in enumerate(args[:code.co_argcount])
+                        if type(a) is numpy.ndarray and a.dtype is FLOAT64)
+        names = tuple(code.co_varnames[i] for i in float64)
+        function = self._unchecked.get((built, names))
+        if function is None:
+            function = self._unchecked[(built, names)] = unchecked(built.func, built.source,
+                                                                   names)
+        return guard(args, function, self, float64)

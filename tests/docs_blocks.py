@@ -12,10 +12,13 @@ Markdown is rendered) says how to make it again:
   namespace per file (so ``tour.py``'s snippets run top to bottom); what it prints is kept.
 - ``<!-- output -->``: the block shows what the last run piece printed; each generated function in
   it (a line ``def name(`` and the indented lines after it) must be the one that run printed, in
-  order. The other lines (numbers, messages) are not compared.
+  order. The other lines (numbers, messages) are not compared. ``<!-- output: exact -->``: every
+  line is, as printed (a report whose numbers are the point: ``check_grad``'s).
 - ``<!-- commands -->``: a transcript; each line ``$ python -m symgrad ...`` is run (in the page's
   folder, where ``examples/`` is the repository's) and ``$ cat FILE`` prints the file; its
-  generated functions are compared as for an output.
+  generated functions are compared as for an output (``<!-- commands: exact -->``: every line).
+  ``$ NAME=value`` sets a variable a later line reads as ``$NAME``, and a command ending in
+  ``; echo "exit status $?"`` prints its exit status after its output.
 - ``<!-- generated: SPEC | SPEC ... -->``: the block is exactly the ``.source`` of each SPEC, a
   blank line apart. SPEC is ``NAME.py:function`` (a file of the page, or of the repository:
   ``examples/spring_chain.py:energy``; a function a call of literals returns:
@@ -45,6 +48,9 @@ FIX = "python tests/regen_docs.py"
 _FENCE = re.compile(r"^(\s*)```")
 _MARKER = re.compile(r"^<!-- (file|run|output|commands|generated)\b:?\s*(.*?)\s*(-->)?$")
 _DEF = re.compile(r"^def \w+\(")
+_ASSIGNMENT = re.compile(r"(\w+)=(\S+)")  # a transcript's ``$ F=examples/model.py``
+_VARIABLE = re.compile(r"\$(\w+)")
+_STATUS = '; echo "exit status $?"'
 _OPTIONAL = {"jax": "jax", "torch": "torch", "array_api": "array_api_compat", "dask": "dask"}
 _OPTIONAL_MODULES = ("jax", "torch", "dask", "distributed", "array_api_compat",
                      "array_api_strict")
@@ -263,10 +269,10 @@ class Page:
                         reason = next(iter(skipped.values()), "no run piece before this output")
                         results.append((block, None, reason))
                         continue
-                    results.append((block, self._merge(block, out), None))
+                    results.append((block, self._output(block, out), None))
                 elif block.kind == "commands":
                     printed = self._commands(block, folder)
-                    results.append((block, self._merge(block, ("the commands", printed)), None))
+                    results.append((block, self._output(block, ("the commands", printed)), None))
                 elif block.kind == "generated":
                     reason, sources = None, []
                     for spec in block.argument.split(" | "):
@@ -305,23 +311,32 @@ class Page:
 
         if not os.path.exists(os.path.join(folder, "examples")):
             os.symlink(os.path.join(ROOT, "examples"), os.path.join(folder, "examples"))
-        printed = []
+        printed, variables = [], {}
         for line in block.body:
             if not line.startswith("$ "):
                 continue
             printed.append(line)
-            words = line[2:].split()
+            assignment = _ASSIGNMENT.fullmatch(line[2:])
+            if assignment:
+                variables[assignment.group(1)] = assignment.group(2)
+                continue
+            command, status = line[2:], line.endswith(_STATUS)
+            command = command[:-len(_STATUS)] if status else command
+            words = [_VARIABLE.sub(lambda m: variables[m.group(1)], w) for w in command.split()]
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
                     _cwd(folder):
                 if words[:3] == ["python", "-m", "symgrad"]:
-                    cli.main(words[3:])
+                    code = cli.main(words[3:])
                 elif words[0] == "cat" and len(words) == 2:
                     with open(words[1], encoding="utf-8") as handle:
                         buffer.write(handle.read())
+                    code = 0
                 else:
                     raise ValueError(f"{self.path}:{block.line}: cannot run {line!r}")
             printed += buffer.getvalue().rstrip("\n").split("\n")
+            if status:
+                printed.append(f"exit status {code}")
         return printed
 
     def _module(self, modules, folder, file):
@@ -336,6 +351,17 @@ class Page:
             spec.loader.exec_module(module)
             modules[file] = module
         return modules[file]
+
+    def _output(self, block, out):
+        """What an output block must show: the run's printed lines (``exact``), or the block's
+        own lines with the generated functions the run printed (``_merge``)."""
+        if block.argument not in ("", "exact"):
+            raise ValueError(f"{self.path}:{block.line}: an output is `<!-- output -->` or "
+                             f"`<!-- output: exact -->`, not {block.argument!r}")
+        if block.argument == "exact":
+            printed = out[1]
+            return printed[:-1] if printed[-1:] == [""] else printed
+        return self._merge(block, out)
 
     def _merge(self, block, out):
         """The block's lines with each generated function replaced by the one the run printed.

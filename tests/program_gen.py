@@ -26,9 +26,8 @@ time and left raw otherwise (the points where the primal raises are then skipped
 """
 
 import program_floats as fl
-from program_exprs import (FUNCTIONS, OFFSETS, PARAM_NAMES, Names,  # noqa: F401 (FUNCTIONS)
-                           RandomChooser, Scope, call, cond, constant_exponent, expr, leaf, num,
-                           offset, side_decided)
+from program_exprs import (OFFSETS, PARAM_NAMES, Names, RandomChooser, Scope, call, cond,
+                           constant_exponent, expr, leaf, num, offset, side_decided)
 from program_source import walk
 
 

@@ -2,6 +2,7 @@
 caching and higher derivatives. Expected values are exact derivatives worked by hand."""
 import math
 
+import numpy as np
 import pytest
 import sympy
 
@@ -409,3 +410,44 @@ def test_float_result_values():
     assert symgrad.grad(guarded)(3) == 6.0
     assert symgrad.grad(guarded)(0) == 0.0
     assert symgrad.grad(rounded)(1.3) == 0.0
+
+
+# --- array code without shapes=: every entry point builds at the call or refuses with an OptionError
+def sum_of_squares(x):
+    return np.sum(x ** 2)
+
+
+def scaled_squares(x):
+    return 2.0 * x ** 2 + np.zeros_like(x)
+
+
+BUILT_AT_THE_CALL = ("the gradient of `sum_of_squares` is built at its first call (array code "
+                     "without shapes=): call it once, or pass shapes=")
+
+
+@pytest.mark.parametrize("use", ["latex", "export"])
+def test_latex_and_export_before_the_first_call_ask_for_it(use, tmp_path):
+    symgrad.clear_cache()
+    gradient = symgrad.grad(sum_of_squares)
+    write = (lambda: symgrad.latex(gradient)) if use == "latex" else (
+        lambda: symgrad.export(gradient, tmp_path / "out.py"))
+    with pytest.raises(symgrad.OptionError) as caught:
+        write()
+    assert str(caught.value) == BUILT_AT_THE_CALL
+    np.testing.assert_array_equal(gradient(np.array([1.0, -2.0])), [2.0, -4.0])
+    assert write()  # built for the pattern of the call: it has a program now
+
+
+def test_each_member_on_array_code_without_shapes():
+    x = np.array([1.0, -2.0, 0.5])
+    value, gradient = symgrad.value_and_grad(sum_of_squares)(x)
+    assert value == 5.25
+    np.testing.assert_array_equal(gradient, 2 * x)
+    # vjp of an array result: the cotangent-weighted sum's gradient, 4 x * dout
+    dout = np.array([1.0, 0.5, -1.0])
+    np.testing.assert_array_equal(symgrad.vjp(scaled_squares)(x, dout), 4.0 * x * dout)
+    for member in (symgrad.jacobian, symgrad.hessian):
+        with pytest.raises(symgrad.OptionError) as caught:
+            member(sum_of_squares)(x)
+        assert str(caught.value) == (f"{member.__name__} of array code is not supported yet: "
+                                     "use symgrad.grad, or symgrad.vjp with a cotangent per output")

@@ -73,11 +73,12 @@ def by_area(X):
 
 
 def test_a_zero_check_only_where_the_size_can_be_zero():
-    """This build is called with sizes other than 1 (a size-1 axis has a build of its own), so
-    ``n - 1`` is never 0 and ``2 * n`` only where ``n`` is: one check each time."""
-    for f in (divided, halved):
+    """``2 * n`` is 0 only where ``n`` is: one check; ``n - 1`` is 0 at ``n = 1``, which the
+    gradient object never calls this build with (a size-1 axis has a build of its own) but the
+    code itself (``.function``, an exported module) may meet: a check of its own."""
+    for f, count in ((divided, 2), (halved, 1)):
         source = symgrad.grad(f, shapes={"x": ("n",)}).source
-        assert source.count("== 0:") == 1 and "    if n == 0:\n" in source, source
+        assert source.count("== 0:") == count and "    if n == 0:\n" in source, source
         with pytest.raises(ValueError, match=r"x.shape\[0\] is 0, and the gradient divides"):
             symgrad.grad(f)(np.ones(0))
     x = np.array([1.0, 2.0, 4.0])
@@ -90,6 +91,29 @@ def test_a_zero_check_only_where_the_size_can_be_zero():
     assert source.count("== 0:") == 1  # n * d: 0 where n or d is, a check of its own
     with pytest.raises(ValueError, match="is 0"):
         symgrad.grad(by_area)(np.ones((3, 0)))
+
+
+def spread(x):
+    return np.var(x, ddof=1) + np.std(x, ddof=1)
+
+
+def test_the_code_of_a_general_size_refuses_size_one_where_it_divides_by_n_minus_1():
+    """``np.var``/``np.std`` with ``ddof=1`` divide by ``n - 1``: the code built for general
+    sizes, called directly at ``n = 1`` (as an exported module is), raises the ValueError that
+    names the size instead of Python's ZeroDivisionError (the gradient object at ``n = 1``
+    reads a size-1 build, refused there: the derivative is undefined, NumPy's value is nan)."""
+    g = symgrad.grad(spread, shapes={"x": ("n",)})
+    assert "    if n - 1.0 == 0:\n" in g.source or "    if n - 1 == 0:\n" in g.source, g.source
+    with pytest.raises(ValueError, match=r"n - 1(\.0)? is 0 \(n = x.shape\[0\]\)"):
+        g.function(np.array([2.0]))
+    x = np.array([1.0, 2.0, 4.0])  # var = sum(d^2)/2, std = sqrt(var): d var = d, d std = d/(2 std)
+    deviation = x - x.mean()
+    std = np.sqrt(np.sum(deviation ** 2) / 2)
+    want = deviation + deviation / (2 * std)
+    np.testing.assert_allclose(g.function(x), want, rtol=1e-14)
+    np.testing.assert_allclose(g(x), want, rtol=1e-14)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="undefined"):
+        symgrad.grad(spread)(np.array([2.0]))
 
 
 def test_wrapped_raise_lines_keep_the_message():
@@ -169,3 +193,52 @@ def test_a_repeated_call_with_other_argument_types_converts_them():
             want = workload.hand(*(np.asarray(a, dtype=float) for a in args))
             assert workloads.max_rel_err(got, want) < 1e-12
             assert type(got[0]) is np.ndarray and type(got[1]) is float
+
+
+def fitted(w, X, y):
+    return np.sum((X @ w - y) ** 2) / (2 * X.shape[0])
+
+
+def test_the_code_refuses_an_argument_of_another_rank(tmp_path):
+    """Code built for one rank computes another function at another: built with ``y`` a number,
+    an array ``y`` would be summed away (a number for the gradient of w where the right one is
+    X^T (X w - y) / n); built with ``y`` of shape (n,), a (4, 1) ``y`` broadcasts ``X @ w - y``
+    to (4, 4). Called directly or exported, the code refuses both, naming the shapes."""
+    import importlib.util
+    X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    w, y = np.zeros(3), np.array([1.0, 2.0, 3.0, 4.0])
+    as_number = symgrad.grad(fitted, wrt="w", shapes={"X": ("n", "d"), "w": ("d",)})
+    np.testing.assert_allclose(as_number.function(w, X, 2.0), X.T @ (X @ w - 2.0) / 4,
+                               rtol=1e-15)
+    with pytest.raises(ValueError, match=r"must be w \(d,\), X \(n, d\), y \(\); they are "
+                                         r"w \(3,\), X \(4, 3\), y \(4,\)"):
+        as_number.function(w, X, y)
+    as_array = symgrad.grad(fitted, wrt="w", shapes={"X": ("n", "d"), "w": ("d",), "y": ("n",)})
+    path = tmp_path / "fitted_grad.py"
+    symgrad.export(as_array, path)
+    spec = importlib.util.spec_from_file_location("fitted_grad", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    exported = getattr(module, as_array.function.__name__)
+    want = -np.array([1 + 4, 2 + 4, 3 + 4]) / 4  # X^T (X w - y) / n = -X^T y / 4 at w = 0
+    np.testing.assert_allclose(exported(w, X, y), want, rtol=1e-15)
+    for function in (exported, as_array.function):
+        with pytest.raises(ValueError, match=r"y \(n,\); they are .* y \(4, 1\)"):
+            function(w, X, y[:, None])
+        with pytest.raises(ValueError, match=r"w \(d,\).*they are w \(\)"):
+            function(0.0, X, y)
+    # the object reads a build for that rank: r_ij = (X w)_j - y_i, sum_ij r_ij X_j / n = -10 *
+    # sum_j X_j / 4 at w = 0
+    np.testing.assert_allclose(as_array(w, X, y[:, None]), -10 * X.sum(axis=0) / 4, rtol=1e-15)
+
+
+def column_sum(X, c):
+    return np.sum(X * c)
+
+
+def test_an_axis_built_as_size_one_is_checked():
+    g = symgrad.grad(column_sum, wrt="X", shapes={"X": ("n", 3), "c": ("n", 1)})
+    c = np.array([[1.0], [2.0]])
+    np.testing.assert_array_equal(g.function(np.ones((2, 3)), c), np.broadcast_to(c, (2, 3)))
+    with pytest.raises(ValueError, match=r"c.shape\[1\] is 3; it must be 1"):
+        g.function(np.ones((2, 3)), np.ones((2, 3)))  # would be X * c elementwise

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import symgrad
+from array_differences import elementwise, reordered_maximum, reordered_points
 from symgrad import stop_gradient
 
 POINT = np.array([0.10990990990990991, 1.0])  # x / 3.0 * 3.0 - x is 1.4e-17 at 0, 0.0 at 1
@@ -28,16 +29,6 @@ def test_the_points_hold_the_float_effects():
     assert list((x + 1e16) - 1e16) == [0.0, 2.0]
     a = 0.10990990990990991
     assert a / 3.0 * 3.0 == np.nextafter(a, 1.0) / 3.0 * 3.0  # a tie in float, not in SymPy
-
-
-def _fd(f, x, h=1e-6):
-    """Central differences of ``f`` at ``x``, one element at a time (float64)."""
-    out = np.empty_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e.flat[i] = h
-        out.flat[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def where_cancelled(x):
@@ -142,11 +133,7 @@ def test_branches_ties_and_values_are_the_primal_floats(f, x, expected, piece):
     assert value == f(x)  # bit for bit
     np.testing.assert_allclose(gradient, expected, rtol=1e-15, atol=0.0)
     if piece is not None:  # the hand formula against central differences of its piece
-        np.testing.assert_allclose(_fd(piece, x), expected, rtol=1e-8, atol=1e-9)
-
-
-def reordered_maximum(X, v):
-    return np.sum(np.maximum((X * v) * (X + v), np.maximum(X, X * X[::-1])) ** 2)
+        np.testing.assert_allclose(elementwise(piece, x), expected, rtol=1e-8, atol=1e-9)
 
 
 def _reordered_maximum_hand(X, v):
@@ -171,22 +158,19 @@ def test_maximum_of_a_reordered_product_against_the_hand_gradient():
     """F18: the tie tests of np.maximum compare the product the primal computed, so the winner's
     derivative is kept at generic points (the points include products SymPy's order rounds
     differently, so the test can fail)."""
-    rng = np.random.default_rng(2)
     gf = symgrad.grad(reordered_maximum, wrt=("X", "v"))
     reordered = 0
-    for n in (3, 4, 5, 6):
-        for _ in range(6):
-            X, v = rng.normal(size=n), rng.normal()
-            reordered += np.sum((X * v) * (X + v) != (X * (X + v)) * v)
-            gX, gv = gf(X, v)
-            hX, hv = _reordered_maximum_hand(X, v)
-            np.testing.assert_allclose(gX, hX, rtol=1e-12, atol=1e-12)
-            assert gv == pytest.approx(hv, rel=1e-12, abs=1e-12)
-            h = 1e-6  # the hand gradient against central differences
-            np.testing.assert_allclose(
-                _fd(lambda Y: reordered_maximum(Y, v), X, h), hX, rtol=1e-5, atol=1e-6)
-            fdv = (reordered_maximum(X, v + h) - reordered_maximum(X, v - h)) / (2 * h)
-            assert fdv == pytest.approx(hv, rel=1e-5, abs=1e-6)
+    for _, X, v in reordered_points():
+        reordered += np.sum((X * v) * (X + v) != (X * (X + v)) * v)
+        gX, gv = gf(X, v)
+        hX, hv = _reordered_maximum_hand(X, v)
+        np.testing.assert_allclose(gX, hX, rtol=1e-12, atol=1e-12)
+        assert gv == pytest.approx(hv, rel=1e-12, abs=1e-12)
+        h = 1e-6  # the hand gradient against central differences
+        np.testing.assert_allclose(
+            elementwise(lambda Y: reordered_maximum(Y, v), X, h), hX, rtol=1e-5, atol=1e-6)
+        fdv = (reordered_maximum(X, v + h) - reordered_maximum(X, v - h)) / (2 * h)
+        assert fdv == pytest.approx(hv, rel=1e-5, abs=1e-6)
     assert reordered > 0
 
 
@@ -206,7 +190,7 @@ def test_products_in_two_orders_inside_maximum_and_minimum():
         gX, gv = gf(X, v)
         np.testing.assert_allclose(gX, v * (2 * X + v) + 2 * v * X, rtol=1e-13, atol=1e-14)
         assert gv == pytest.approx(np.sum(X * (X + 2 * v) + X ** 2), rel=1e-13)
-        np.testing.assert_allclose(_fd(lambda Y: two_orders(Y, v), X), gX, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(elementwise(lambda Y: two_orders(Y, v), X), gX, rtol=1e-6, atol=1e-7)
 
 
 def named_value(x):

@@ -15,7 +15,7 @@ import pytest
 
 import symgrad
 from symgrad.array_torch import _overlapping
-from test_backends import HAS, _needs
+from test_backends import HAS, _needs, install_hint
 
 if HAS["torch"]:
     import torch
@@ -415,8 +415,7 @@ def _negative_step_function(text):
     return module.f
 
 
-@pytest.mark.skipif(not _libraries(), reason="torch and array_api_compat not installed: pip "
-                    "install -e '.[torch,array-api]'")
+@pytest.mark.skipif(not _libraries(), reason=install_hint("torch", "array_api_compat"))
 @pytest.mark.parametrize("text", NEGATIVE_STEPS)
 def test_negative_steps_from_any_bound_agree_with_numpy(text):
     """PyTorch has no negative slice steps: a bound that is not negative is taken first,
@@ -542,3 +541,15 @@ def test_a_max_with_a_number_printed_as_written_runs_on_every_backend(f, backend
         convert = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     for x, expected in ((2.0, 4.0), (0.3, 1.0), (-3.0, 1.0)):
         assert float(gf(convert(x))) == expected, (x, gf.source)
+
+
+@pytest.mark.parametrize("backend", [pytest.param("jax", marks=_needs("jax")),
+                                     pytest.param("torch", marks=_needs("torch")),
+                                     pytest.param("array_api", marks=_needs("array_api_compat"))])
+def test_only_code_that_may_meet_dask_arrays_refuses_unknown_sizes(backend):
+    """JAX and PyTorch sizes are ints: their code has no test of a Dask array's unknown (nan)
+    sizes; the Array API's runs on Dask arrays too, and keeps it (as the lazy numpy code)."""
+    source = symgrad.grad(mlp, wrt="W1", shapes=MLP_SHAPES, backend=backend).source
+    tested = "isinstance(n, float)" in source and "compute_chunk_sizes" in source
+    assert tested == (backend == "array_api")
+    assert "if W1.shape[0] != d:" in source  # the size checks stay on every backend

@@ -3,7 +3,7 @@
 public cases), with the conventions at kinks per element; ``jax.jit`` compiles a gradient; float32
 stays float32; an untaken branch makes no nan; ``import symgrad`` imports none of the libraries;
 a missing library is an ``OptionError`` naming the extra. A test of a library that is not
-installed is skipped, saying which (``pip install -e '.[jax]'`` ...).
+installed is skipped, saying which (``pip install -e '.[test,jax]'`` ...).
 """
 import importlib.util
 import math
@@ -22,12 +22,20 @@ HAS = {name: importlib.util.find_spec(name) is not None
        for name in ("jax", "torch", "array_api_compat", "array_api_strict")}
 
 
+EXTRAS = {"jax": "jax", "torch": "torch", "array_api_compat": "array-api",
+          "array_api_strict": "array-api"}
+
+
+def install_hint(*packages):
+    """The skip reason for ``packages`` missing: the README's command (``[test]`` and the
+    extras, as pyproject.toml names them: ``pip install -e '.[test,torch]'``)."""
+    extras = dict.fromkeys(EXTRAS[p] for p in packages)
+    return f"{' and '.join(packages)} not installed: pip install -e '.[test,{','.join(extras)}]'"
+
+
 def _needs(*packages):
     missing = [p for p in packages if not HAS[p]]
-    extra = {"jax": "jax", "torch": "torch", "array_api_compat": "array-api",
-             "array_api_strict": "array-api"}
-    return pytest.mark.skipif(bool(missing), reason=f"{', '.join(missing)} not installed: "
-                              f"pip install -e '.[{','.join(extra[m] for m in missing)}]'")
+    return pytest.mark.skipif(bool(missing), reason=install_hint(*missing))
 
 
 if HAS["jax"]:
@@ -388,6 +396,62 @@ def test_an_exported_module_imports_only_its_backend(tmp_path, backend):
         [1.0 - e / (e + 1.0), e / (e + 1.0)], rel=1e-12)
 
 
+# module constants of every dtype an exported module writes: an index array with a repeat and a
+# negative index, a mask, weights, a 2-D table and bounds with infinities
+INDEX = np.array([0, 2, 0, -1])
+MASK = np.array([True, False, True, True])
+WEIGHTS = np.array([0.5, 1.5, -2.0, 0.1])
+LABELS = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+BOUND = np.array([np.inf, 1.0, -np.inf, 2.0])
+
+
+def gathered(E, w):
+    picked = E[INDEX] * w
+    return (np.sum(np.where(MASK[:, None], picked ** 2, 0.0) * WEIGHTS[:, None])
+            + np.sum(LABELS * picked) + np.sum(np.where(BOUND[:, None] > 0.0, picked, 0.0)))
+
+
+def gathered_by_hand(E, w):
+    """d gathered / d E: each picked row's adjoint added to the row of E it was read from."""
+    picked = E[INDEX] * w
+    dpicked = (np.where(MASK[:, None], 2.0 * picked, 0.0) * WEIGHTS[:, None] + LABELS
+               + (BOUND[:, None] > 0.0))
+    dE = np.zeros_like(E)
+    np.add.at(dE, INDEX, dpicked * w)
+    return dE
+
+
+# array_api_strict is left out: it refuses the test of the mask (`expanded != 0.0`, a bool array
+# against a float) before any constant is read
+@pytest.mark.parametrize("run", [r for r in RUNS if r.values[0] != "array_api-strict"])
+def test_an_exported_module_writes_the_constant_arrays_with_its_backend(tmp_path, run):
+    """The constants of the primal's module are written with the backend's own constructor (an
+    exported module whose code reads `INDEX` imports only its backend, and runs): the numbers of
+    the NumPy gradient, at relative 1e-12 (exactly here), which is the gradient by hand."""
+    backend, convert = _library(run)
+    shapes = {"E": ("n", "k"), "w": ("k",)}
+    path = tmp_path / f"exported_{backend}.py"
+    symgrad.export(symgrad.grad(gathered, wrt="E", shapes=shapes, backend=backend), path)
+    text = path.read_text()
+    imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
+    assert imports == [BACKENDS[backend].imports]
+    module = BACKENDS[backend].literal.rpartition(".")[0]
+    assert f"INDEX = {BACKENDS[backend].literal}([0, 2, 0, -1], dtype={module}.int64)" in text
+    assert f"{module}.inf, 1.0, -{module}.inf, 2.0" in text  # BOUND
+    assert max(len(line) for line in text.splitlines()) <= 100
+    namespace = {}
+    exec(compile(text, str(path), "exec"), namespace)  # noqa: S102 - a fresh namespace
+    rng = np.random.default_rng(3)
+    E, w = rng.standard_normal((5, 2)), rng.standard_normal(2)
+    reference = symgrad.grad(gathered, wrt="E", shapes=shapes)(E, w)
+    np.testing.assert_allclose(reference, gathered_by_hand(E, w), rtol=1e-13, atol=0)
+    got = _to_numpy(namespace["grad_gathered"](convert(E), convert(w)))
+    np.testing.assert_allclose(got, reference, rtol=1e-12, atol=0)
+    if backend == "jax":
+        jitted = jax.jit(namespace["grad_gathered"])(convert(E), convert(w))
+        np.testing.assert_allclose(_to_numpy(jitted), reference, rtol=1e-12, atol=0)
+
+
 @_needs("jax")
 def test_show_takes_backend(tmp_path):
     source = tmp_path / "program.py"
@@ -479,7 +543,7 @@ def test_array_api_scatters_through_repeated_and_negative_indices(f, shape, run)
     else:
         got = _to_numpy(gf(_library(run)[1](x))[0])
     assert _close(got, want)
-    assert "xp.take(" in gf.source and "while _left.size:" in gf.source
+    assert "xp.take(" in gf.source and "for _round in range(" in gf.source
 
 
 @_needs("array_api_compat", "jax")

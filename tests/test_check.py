@@ -1,6 +1,8 @@
 """check_grad / assert_grad: verdicts, the report, kinks, and no false alarms from cancellation."""
 import math
+import traceback
 
+import numpy as np
 import pytest
 
 import symgrad
@@ -301,7 +303,8 @@ def shifted_root_grad_raising(x):
 def test_df_raising_where_symgrad_does_not_is_different():
     report = symgrad.check_grad(root, shifted_root_grad_raising, points=[1.0, 4.0])
     assert (report.verdict, report.differing) == ("different", ())
-    assert report.raised == ["df raises ZeroDivisionError at (4.0,) where symgrad gives (0.25,)"]
+    assert report.raised == ["df raises ZeroDivisionError at (4.0,) where symgrad gives (0.25,): "
+                             "float division by zero"]
     text = str(report)
     assert "differs" not in text and "agree" not in text
     assert "  raised: df raises ZeroDivisionError at (4.0,)" in text
@@ -426,3 +429,257 @@ def test_a_report_prints_numeric_products_folded_as_python_computes_them():
     text = str(report)
     assert "  dshifted_pair_dmu differs: symgrad - df = -9.5*s" in text  # -5 * 1.9 = -9.5
     assert "(mu - 1.9)**2" in text
+
+
+# --- entry points never leak an internal exception; bad arguments are OptionErrors ----------------
+def sum_of_squares(x):
+    return np.sum(x ** 2)
+
+
+def sum_of_squares_grad(x):
+    return 2 * x
+
+
+SHAPES_NEEDED = ("`sum_of_squares` computes with arrays: give their shapes, e.g. shapes={'X': "
+                 "('n', 'd'), 'w': ('d',)} (names for sizes, 1 for a size-1 axis, scalars left "
+                 "out)")
+
+
+@pytest.mark.parametrize("entry", [symgrad.check_grad, symgrad.assert_grad])
+@pytest.mark.parametrize("df", [sum_of_squares_grad, "gradient"])
+def test_array_code_without_shapes_asks_for_them(entry, df):
+    """Reading array code without shapes= stops at its first array construct (internally);
+    check_grad must evaluate it at points now, so it asks for the shapes."""
+    df = symgrad.grad(sum_of_squares) if df == "gradient" else df
+    with pytest.raises(symgrad.OptionError) as caught:
+        entry(sum_of_squares, df)
+    assert str(caught.value) == SHAPES_NEEDED
+    assert isinstance(caught.value, symgrad.errors.SymgradError)
+    assert "NeedsShapes" not in "".join(traceback.format_exception(caught.value))
+    # with the shapes it runs: 2x is the gradient of sum(x ** 2)
+    report = entry(sum_of_squares, df, shapes={"x": ("n",)})
+    assert report.verdict == "equal" and report.evaluated == 5
+
+
+def test_the_command_line_asks_for_shapes_with_exit_status_2(tmp_path, capsys):
+    from symgrad import cli
+    model = tmp_path / "model.py"
+    model.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 2)\n\n\n"
+                     "def df(x):\n    return 2 * x\n")
+    message = ("symgrad: error: `f` computes with arrays: give their shapes, e.g. --shapes "
+               "X=n,d w=d (names for sizes, 1 for a size-1 axis)\n")
+    for command in (["check", f"{model}:f", f"{model}:df", "--wrt", "x"],
+                    ["check", f"{model}:f", f"{model}:df"], ["show", f"{model}:f"],
+                    ["export", f"{model}:f", "-o", str(tmp_path / "out.py")]):
+        assert cli.main(command) == 2, command
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", message)
+    assert cli.main(["check", f"{model}:f", f"{model}:df", "--shapes", "x=n"]) == 0
+    assert capsys.readouterr().out.startswith("check_grad: equal, basis symbolic")
+
+
+@pytest.mark.parametrize("points, message", [
+    ([(1.0, 2.0)], "the point (1.0, 2.0) has 2 values; `root` takes 1 (x), in that order"),
+    ("ab", "points must be a list of point tuples or a number of points >= 1, not 'ab'"),
+    (2.5, "points must be a list of point tuples or a number of points >= 1, not 2.5"),
+    ([("a",)], "the point ('a',) has 'a': give real numbers (int or float)"),
+    ([1j], "the point (1j,) has 1j: give real numbers (int or float)"),
+    ([True], "the point (True,) has True: give real numbers (int or float)"),
+])
+def test_malformed_points_are_option_errors(points, message):
+    # a point of two values for one parameter was evaluated at its first value, silently
+    with pytest.raises(symgrad.OptionError) as caught:
+        symgrad.check_grad(root, root_grad, points=points)
+    assert str(caught.value) == message
+
+
+def test_short_points_seeds_and_df_that_is_not_a_function_are_option_errors():
+    with pytest.raises(symgrad.OptionError) as caught:
+        symgrad.check_grad(first_of_two, first_of_two_grads, points=[(1.0,)])
+    assert str(caught.value) == ("the point (1.0,) has 1 value; `first_of_two` takes 2 (x, y), "
+                                 "in that order")
+    for seed in ("a", [1], 1.5, True):
+        with pytest.raises(symgrad.OptionError) as caught:
+            symgrad.check_grad(root, root_grad, seed=seed)
+        assert str(caught.value) == f"seed must be an int, not {seed!r}"
+    assert symgrad.check_grad(root, root_grad, seed=np.int64(3)).points == \
+        symgrad.check_grad(root, root_grad, seed=3).points
+    with pytest.raises(symgrad.OptionError) as caught:
+        symgrad.check_grad(root, 3)
+    assert str(caught.value) == "df must be a function (the hand-derived gradient), not 3"
+
+
+def first_of_two_grads(x, y):
+    return 2 * x, 0.0
+
+
+def sum_of_squares_grad_two(x, y):
+    return 2 * x
+
+
+def sum_of_squares_grad_text(x):
+    return "2x"
+
+
+def test_array_df_taking_other_parameters_or_returning_text():
+    shapes = {"x": ("n",)}
+    with pytest.raises(symgrad.OutputShapeError) as caught:
+        symgrad.check_grad(sum_of_squares, sum_of_squares_grad_two, shapes=shapes)
+    assert str(caught.value) == "`sum_of_squares_grad_two` takes 2 parameters, `sum_of_squares` " \
+        "takes 1"
+    report = symgrad.check_grad(sum_of_squares, sum_of_squares_grad_text, shapes=shapes, points=2)
+    assert report.verdict == "different" and not report
+    assert report.raised == ["df returns '2x' at sizes {'n': 6}, not an array of numbers",
+                             "df returns '2x' at sizes {'n': 5}, not an array of numbers"]
+
+
+def test_stop_gradients_that_are_not_names_are_option_errors():
+    for bad in (3, [1], ["x", None]):
+        with pytest.raises(symgrad.OptionError) as caught:
+            symgrad.grad(root, stop_gradients=bad)
+        assert str(caught.value) == ("stop_gradients must be a name or a tuple of names of "
+                                     f"parameters or intermediate variables, not {bad!r}")
+
+
+# --- df is the code under test: it need not be in the language symgrad reads -----------------------
+def square(x):
+    return x * x
+
+
+def square_grad_todo(x):
+    raise NotImplementedError("todo")
+
+
+CALLS = []
+
+
+def square_grad_logged(x):
+    CALLS.append(x)  # a method call with an effect: outside the language
+    return 2.0 * x
+
+
+def square_grad_logged_wrong(x):
+    CALLS.append(x)
+    return 2.0 * x + (1e-6 if x > 0 else 0.0)
+
+
+def square_grad_none(x):
+    print(x)
+    return None
+
+
+def _line(function, below):
+    return function.__code__.co_firstlineno + below
+
+
+def test_a_df_raising_on_every_call_is_different_not_refused():
+    # it was refused while being read: "this `raise` is reached on every call"
+    report = symgrad.check_grad(square, square_grad_todo)
+    assert (report.verdict, report.basis, report.differing) == ("different", "numeric", ())
+    assert report.evaluated == 10 and len(report.raised) == 10
+    assert report.differences == (None,) and not report
+    assert str(report) == "\n".join([
+        "check_grad: different, basis numeric (wrt x, 10 points, rtol 1e-09)",
+        "  not symbolic: df is not read as source (this `raise` is reached on every call, so the "
+        f"function raises on every call: test_check.py, line {_line(square_grad_todo, 1)}), so "
+        "its floats decide",
+        "  raised: df raises NotImplementedError at (1.377687,) where symgrad gives (2.755374,): "
+        "todo",
+        "  raised: df raises NotImplementedError at (1.031818,) where symgrad gives (2.063636,): "
+        "todo",
+        "  raised: df raises NotImplementedError at (-0.317714,) where symgrad gives "
+        "(-0.635428,): todo",
+        "  raised: ... and 7 more (in .raised)"])
+    with pytest.raises(AssertionError, match="df raises NotImplementedError"):
+        symgrad.assert_grad(square, square_grad_todo)
+
+
+def test_a_df_outside_the_language_is_compared_in_floats():
+    report = symgrad.check_grad(square, square_grad_logged, points=[0.5, -3.0])
+    assert (report.verdict, report.basis, report.worst_error) == ("equal", "numeric", 0.0)
+    assert str(report).splitlines()[1:3] == [
+        "  it agrees within rtol at the 2 points evaluated, in floats",
+        "  not symbolic: df is not read as source (attribute `.append` of a number is not "
+        f"supported: test_check.py, line {_line(square_grad_logged, 1)}), so its floats decide"]
+    # 2x + 1e-6 at x = 0.5: relative error 1e-6 / max(1, 1.0); at -3 it agrees
+    wrong = symgrad.check_grad(square, square_grad_logged_wrong, points=[0.5, -3.0])
+    assert (wrong.verdict, wrong.differing) == ("different", ("dsquare_dx",))
+    assert wrong.worst_point == (0.5,) and wrong.worst_error == pytest.approx(1e-6, rel=1e-9)
+    assert str(wrong).splitlines()[1] == "  dsquare_dx differs"
+    # a lambda is read when it is alone on its line
+    assert symgrad.check_grad(square, lambda x: 2.0 * x).verdict == "equal"
+    assert symgrad.check_grad(square, lambda x: 3.0 * x).verdict == "different"
+    # two on one line are not read (which one?): called, they are checked the same way
+    halves = (lambda x: x, lambda x: 2.0 * x)
+    assert symgrad.check_grad(square, halves[1]).symbolic_note.startswith(
+        "df is not read as source (cannot tell which lambda on this line to differentiate")
+    assert symgrad.check_grad(square, halves[1]) and not symgrad.check_grad(square, halves[0])
+    with pytest.raises(symgrad.OutputShapeError, match="^`lambda` takes 2 parameters, `square` "
+                                                        "takes 1$"):
+        symgrad.check_grad(square, lambda x, y: 2.0 * x)
+    with pytest.raises(symgrad.OutputShapeError, match=r"`lambda` returns 2 values for 1 wrt"):
+        symgrad.check_grad(square, lambda x: (2.0 * x, 0.0))
+
+
+def test_a_df_returning_what_is_not_a_number_is_different(capsys):
+    report = symgrad.check_grad(square, square_grad_none, points=[2.0])
+    assert report.verdict == "different"
+    assert report.raised == ["df returns a NoneType: None at (2.0,), not a number"]
+    capsys.readouterr()
+
+
+def test_a_report_is_true_only_when_equal():
+    assert symgrad.check_grad(square, lambda x: 2.0 * x)
+    assert not symgrad.check_grad(square, square_grad_logged_wrong, points=[0.5])
+    no_point = [(-1.0, 1.0, 1.0, 0.05, 0.2)]  # log(S/K) raises: nothing evaluated, nor proved
+    undecided = symgrad.check_grad(black_scholes_call, black_scholes_greeks, points=no_point)
+    assert undecided.verdict == "undecided" and not undecided
+    assert symgrad.assert_grad(black_scholes_call, black_scholes_greeks, points=no_point) is not \
+        None  # assert_grad lets "undecided" pass
+    with pytest.raises(AssertionError):
+        assert symgrad.check_grad(square, square_grad_logged_wrong, points=[0.5])
+
+
+def square_grad_array(x):
+    return np.array([2.0 * x, 0.0])
+
+
+def least_squares(X, w, y):
+    r = X @ w - y
+    return np.sum(r * r) / X.shape[0]
+
+
+def least_squares_grad_two(X, w, y):  # right only when d = 2, and wrong in value there
+    return np.zeros(2)
+
+
+def least_squares_grad_residual(X, w, y):  # the gradient of the residual's shape (n,)
+    return 2.0 * (X @ w - y) / X.shape[0]
+
+
+LEAST_SQUARES = {"X": ("n", "d"), "w": ("d",), "y": ("n",)}
+
+
+def test_a_gradient_of_another_shape_is_reported_as_such():
+    # it said "relative error inf" only. The concrete shape is n=3, d=2, so np.zeros(2) has
+    # w's shape there (its values differ: 2 X^T r / n is not 0); the random sizes catch it
+    report = symgrad.check_grad(least_squares, least_squares_grad_two, wrt="w",
+                                shapes=LEAST_SQUARES)
+    assert report.verdict == "different" and report.elements == {"dleast_squares_dw": ((0,), (1,))}
+    assert report.shapes_differ == {"dleast_squares_dw": ("n=6, d=5",
+                                                          "shape (2,) by df, (5,) by symgrad")}
+    lines = str(report).splitlines()
+    assert lines[2:] == [
+        "  dleast_squares_dw differs in shape at the random size n=6, d=5: shape (2,) by df, "
+        "(5,) by symgrad",
+        "  worst random size n=6, d=5: dleast_squares_dw (shape (2,) by df, (5,) by symgrad)"]
+    # of the shape (n,): it differs on the concrete shape already
+    report = symgrad.check_grad(least_squares, least_squares_grad_residual, wrt="w",
+                                shapes=LEAST_SQUARES)
+    assert str(report).splitlines()[1:] == [
+        "  dleast_squares_dw differs on the shape n=3, d=2: shape (3,) by df, (2,) by symgrad",
+        "  worst random size n=6, d=5: dleast_squares_dw (shape (6,) by df, (5,) by symgrad)"]
+    # scalar code: an array is not a number
+    report = symgrad.check_grad(square, square_grad_array, points=[1.5])
+    assert report.verdict == "different"
+    assert report.raised == ["df returns an array of shape (2,) at (1.5,), not a number"]

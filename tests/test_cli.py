@@ -1,4 +1,5 @@
 """The command line: ``python -m symgrad show FILE:FUNC [--wrt ...]`` and its one-line errors."""
+import json
 import math
 import os
 import subprocess
@@ -263,6 +264,54 @@ def test_export_writes_a_module_that_runs(tmp_path, capsys):
                             text=True, check=True)
     # at w = b = 0: s = 1/2, so the gradient is (-1, -1/2)
     assert result.stdout.strip() == "(-1.0, -0.5)"
+
+
+GATHER = textwrap.dedent("""\
+    import numpy as np
+
+    INDEX = np.array([0, 2, 0])
+    WEIGHTS = np.array([0.5, 1.5, -2.0])
+
+
+    def gather(E):
+        return np.sum(WEIGHTS[:, None] * E[INDEX] ** 2)
+    """)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch", "array_api"])
+def test_export_backend_writes_the_constants_it_reads(tmp_path, backend):
+    """``export --backend B`` of code reading module constants: the module imports only B's
+    library, defines INDEX and WEIGHTS with it, and gives 2 * WEIGHTS * E added into the rows
+    INDEX picks (row 0 twice) in a fresh process; ``show --backend B`` prints the same function."""
+    pytest.importorskip({"numpy": "numpy", "jax": "jax", "torch": "torch",
+                         "array_api": "array_api_compat"}[backend])
+    from symgrad.backends import BACKENDS
+    (tmp_path / "gather.py").write_text(GATHER)
+    out_file = tmp_path / f"gather_{backend}.py"
+    status, out, err = run("export", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
+                           "--shapes", "E=n,k", "-o", str(out_file))
+    assert (status, err) == (0, ""), err
+    text = out_file.read_text()
+    assert [line for line in text.splitlines() if line.startswith(("import ", "from "))] == [
+        BACKENDS[backend].imports]
+    assert f"INDEX = {BACKENDS[backend].literal}([0, 2, 0], dtype=" in text
+    status, shown, err = run("show", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
+                             "--shapes", "E=n,k")
+    assert (status, err) == (0, "") and shown in text
+    argument = {"numpy": "E", "jax": "__import__('jax.numpy').numpy.asarray(E)",
+                "torch": "__import__('torch').from_numpy(E)", "array_api": "E"}[backend]
+    code = ("import jax; jax.config.update('jax_enable_x64', True)\n" if backend == "jax" else "")
+    code += (f"import json\nimport numpy as np\nimport gather_{backend} as m\n"
+             "E = np.arange(8.0).reshape(4, 2) / 3.0\n"
+             f"print(json.dumps(np.asarray(m.grad_gather({argument})).tolist()))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    E = [[row * 2 / 3.0, (row * 2 + 1) / 3.0] for row in range(4)]
+    want = [[2 * (0.5 + -2.0) * E[0][j] for j in range(2)], [0.0, 0.0],
+            [2 * 1.5 * E[2][j] for j in range(2)], [0.0, 0.0]]
+    got = json.loads(done.stdout)
+    assert got == [[pytest.approx(v, rel=1e-12, abs=0) for v in row] for row in want]
 
 
 def test_show_latex_prints_each_derivative(tmp_path, capsys):

@@ -439,11 +439,11 @@ def test_source_follows_the_latest_pattern_called_whatever_its_library():
     g = symgrad.grad(scaled, wrt="x")
     x = np.linspace(-1.0, 1.0, 6)
     g(x, 0.5)                                      # s a number
-    assert "s = np.asarray(s, dtype=float)" in g.source and "s.shape" not in g.source
+    assert "s = np.asarray(s, dtype=float)" in g.source and "s.shape[0]" not in g.source
     g(x=x, s=np.full(6, 0.5))                      # s an array, by keyword
     assert "s.shape[0]" in g.source
     g(x, 0.5)                                      # back to the first pattern, positionally
-    assert "s.shape" not in g.source
+    assert "s.shape[0]" not in g.source
     (got,) = lazily(g, da.from_array(x, chunks=3), np.full(6, 0.5))  # Dask, the array pattern
     np.testing.assert_allclose(got.compute(), 0.5 * np.exp(0.5 * x), rtol=1e-12)
     assert "s.shape[0]" in g.source and "__array_function__" not in g.source

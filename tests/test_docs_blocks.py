@@ -120,3 +120,44 @@ def test_segments_of_printed_output():
     lines = ["(1.0, 2.0)", "def grad_f(x):", "    a = 1", "", "    return a", "", "3.0",
              "def g(y):", "    return y"]
     assert docs_blocks.segments(lines) == [(1, 5), (7, 9)]
+
+
+EXACT_PAGE = '''<!-- file: demo.py -->
+```python
+def cube(x):
+    return x ** 3
+```
+<!-- run: tour.py -->
+```python
+print(1 + 1)
+```
+<!-- output: exact -->
+```
+3
+```
+<!-- commands: exact -->
+```
+$ D=demo.py
+$ python -m symgrad show $D:cube; echo "exit status $?"
+stale
+$ python -m symgrad show $D:missing; echo "exit status $?"
+```
+'''
+
+
+def test_an_exact_block_compares_every_line():
+    """``output: exact`` and ``commands: exact`` blocks are made whole from the run: the printed
+    number, a transcript's variables read, its commands' output and exit statuses."""
+    page = docs_blocks.Page("demo.md", EXACT_PAGE)
+    (output, printed, _), (commands, transcript, _) = page.results()
+    assert output.body == ["3"] and printed == ["2"]
+    assert commands.body != transcript
+    assert transcript == (["$ D=demo.py", '$ python -m symgrad show $D:cube; echo "exit status $?"']
+                          + GRAD_CUBE[:1] + [
+        '    """Gradient of cube (demo.py, line 1) with respect to x."""'] + GRAD_CUBE[2:] + [
+        "exit status 0", '$ python -m symgrad show $D:missing; echo "exit status $?"',
+        "symgrad: error: demo.py has no function `missing` (functions: cube)", "exit status 2"])
+    text, _ = page.regenerate()
+    assert docs_blocks.Page("demo.md", text).regenerate() == (text, [])
+    with pytest.raises(ValueError, match="not 'whole'"):
+        docs_blocks.Page("demo.md", EXACT_PAGE.replace("output: exact", "output: whole")).results()

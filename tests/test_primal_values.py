@@ -5,7 +5,6 @@ numpy lines that must not warn where the primal short-circuits.
 Each expected value is the primal's own float (the function called on the same point) or a tie
 share derived by hand from docs/conventions.md's per-call rule (JAX's ``jnp.maximum``).
 """
-import math
 import warnings
 
 import pytest

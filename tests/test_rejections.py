@@ -632,7 +632,8 @@ REJECTIONS = [
               "number of names"),
     Rejection("unpack-helper-result", unpacks_helper_result, 1, "a, b, c", "2 values into 3",
               "number of names"),
-    Rejection("unpack-a-number", unpacks_a_number, 1, "a, b", "tuple", "tuple"),
+    Rejection("unpack-a-number", unpacks_a_number, 1, "a, b", "unpacking the parameter `x`",
+              "its own parameter"),
     # --- the rest of frontend.py ---
     Rejection("raise-always", raises_always, 2, "raise", "`raise` is reached on every call",
               "under an `if`"),
@@ -849,3 +850,127 @@ def test_helper_without_source():
     with pytest.raises(SourceUnavailableError) as info:
         symgrad.grad(calls_exec_helper)
     assert "g" in str(info.value)
+
+
+# --- parameters in a container, integer labels as an argument: say so, and the form that works ---
+LABELS = np.array([0, 2, 1])
+SEPARATE = ("pass each array or number as its own parameter: def f(w, b, X) with "
+            "wrt=('w', 'b') (or wrt=None: every parameter without a default)")
+ONE_HOT = ("pass one-hot labels Y (shape (n, k), 1.0 at each label) and write "
+           "np.sum(Y * logp, axis=1) for logp[np.arange(n), labels], or make the labels a "
+           "module-level constant (an int array)")
+
+
+def dict_of_parameters(p, X):
+    return np.sum((X @ p["w"]) ** 2)
+
+
+def dict_of_numbers(p):
+    return p["w"] * 2.0
+
+
+def tuple_of_parameters(params, X):
+    w, b = params
+    return np.sum((X @ w + b) ** 2)
+
+
+def tuple_of_numbers(params):
+    w, b = params
+    return w * b
+
+
+def log_softmax(logits):
+    return logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+
+
+def labels_argument(logits, labels):
+    n = logits.shape[0]
+    return -np.sum(log_softmax(logits)[np.arange(n), labels])
+
+
+def labels_stopped(logits, labels):
+    n = logits.shape[0]
+    return -np.sum(log_softmax(logits)[np.arange(n), stop_gradient(labels)])
+
+
+def labels_default(logits, labels=LABELS):
+    n = logits.shape[0]
+    return -np.sum(log_softmax(logits)[np.arange(n), labels])
+
+
+def labels_taken(logits, labels):
+    return -np.sum(np.take_along_axis(log_softmax(logits), labels[:, None], axis=1))
+
+
+def labels_one_hot(logits, Y):
+    return -np.sum(Y * log_softmax(logits))
+
+
+def labels_constant(logits):
+    n = logits.shape[0]
+    return -np.sum(log_softmax(logits)[np.arange(n), LABELS])
+
+
+LOGITS = {"logits": ("n", "k"), "labels": ("n",)}
+CONTAINERS = [
+    (dict_of_parameters, 1, 'p["w"]', {"X": ("n", "d")},
+     "indexing the parameter `p` with a string is not supported (a dict of parameters)",
+     SEPARATE),
+    (dict_of_numbers, 1, 'p["w"]', None,
+     "indexing the parameter `p` with a string is not supported (a dict of parameters)",
+     SEPARATE),
+    (tuple_of_parameters, 1, "w, b", {"X": ("n", "d")},
+     "unpacking the parameter `params` is not supported (a tuple or list of parameters)",
+     SEPARATE),
+    (tuple_of_numbers, 1, "w, b", None,
+     "unpacking the parameter `params` is not supported (a tuple or list of parameters)",
+     SEPARATE),
+    (labels_argument, 2, "labels]", LOGITS, "indexing with `labels`, an argument, is not "
+     "supported (integer labels given at the call)", ONE_HOT),
+    (labels_stopped, 2, "stop_gradient(labels)", LOGITS, "indexing with `labels`, an argument, "
+     "is not supported (integer labels given at the call)", ONE_HOT),
+    (labels_default, 2, "labels]", {"logits": ("n", "k")}, "indexing with `labels`, an "
+     "argument, is not supported (integer labels given at the call)", ONE_HOT),
+    (labels_taken, 1, "np.take_along_axis", LOGITS, "indexing with `labels`, an argument, is "
+     "not supported (integer labels given at the call)", ONE_HOT),
+]
+
+
+@pytest.mark.parametrize("case", CONTAINERS, ids=[c[0].__name__ for c in CONTAINERS])
+@pytest.mark.parametrize("when", ["shapes", "call"])
+def test_parameters_in_containers_and_labels_as_arguments_say_so(case, when):
+    """They said "constants of type str are not supported", "a tuple or list of numbers is
+    needed here (a loop over a number ...)" and "indexing with an array computed from the
+    arguments is not supported"."""
+    func, k, marker, shapes, what, hint = case
+    lineno = func.__code__.co_firstlineno + k
+    with open(__file__, encoding="utf-8") as source:
+        line = source.read().splitlines()[lineno - 1]
+    assert marker in line
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        if when == "shapes" and shapes is not None:
+            symgrad.grad(func, wrt=func.__code__.co_varnames[0], shapes=shapes)
+        else:  # built at the call, from the arguments' ranks
+            symgrad.grad(func, wrt=func.__code__.co_varnames[0])(
+                *_arguments(func.__code__.co_varnames[:func.__code__.co_argcount]))
+    exc = info.value
+    assert exc.msg == f"{what}: {hint}"
+    assert (exc.filename, exc.lineno, exc.text) == (__file__, lineno, line)
+    assert exc.offset == line.index(marker) + 1
+
+
+def _arguments(names):
+    values = {"p": {"w": np.ones(2)}, "X": np.ones((3, 2)), "params": (np.ones(2), 1.0),
+              "logits": np.ones((3, 3)), "labels": np.array([0, 2, 1])}
+    return [values[name] for name in names if name != "labels" or "logits" in names]
+
+
+def test_the_forms_the_label_messages_give_are_the_same_gradient():
+    # d/dlogits of -sum(log_softmax[i, labels[i]]) = softmax - onehot
+    logits = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5], [0.0, 0.25, 0.75]])
+    Y = np.eye(3)[LABELS]
+    softmax = np.exp(logits) / np.sum(np.exp(logits), axis=1, keepdims=True)
+    one_hot = symgrad.grad(labels_one_hot, wrt="logits")(logits, Y)
+    constant = symgrad.grad(labels_constant)(logits)
+    np.testing.assert_allclose(one_hot, softmax - Y, rtol=1e-14)
+    np.testing.assert_allclose(constant, softmax - Y, rtol=1e-14)

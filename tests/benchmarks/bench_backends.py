@@ -2,8 +2,9 @@
 
 Not collected by pytest; run by hand (JAX and PyTorch installed):
 
-    python tests/benchmarks/bench_backends.py [--only A1,A3] [--sizes small,large] [--repeat 7]
-                                              [--threads 1] [--spread]
+    python tests/benchmarks/bench_backends.py [--only A1,A3] [--sizes small,large] [--repeat 21]
+                                              [--pairs jax,torch,numpy] [--threads 1] [--spread]
+                                              [--control] [--hlo]
 
 All in one process, per workload (array_workloads.py, beside this file) and size, the per-call
 time of:
@@ -15,18 +16,31 @@ time of:
   training step pays them);
 - symgrad's numpy gradient against the hand-written NumPy gradient;
 
-with each ratio (symgrad / the other: below 1 is faster). The two functions of a pair are timed
-in --repeat interleaved rounds (each round a timeit of as many calls as fill about 0.2 s); a
-time is the median over the rounds, a ratio the median of the rounds' ratios, and the spread
-(``[low-high]``, with --spread) the smallest and largest round's ratio: on a loaded machine the
-rounds differ, and a ratio within one round compares the two under the same load. A JAX result is
-waited for (``block_until_ready``). With --threads 1 (the default) BLAS, PyTorch and XLA's CPU
-runtime (``XLA_FLAGS``) use one thread each. Every gradient is checked against the hand-written
-one (relative 1e-9) before it is timed.
+with each ratio (symgrad / the other: below 1 is faster). The two functions of a pair are called
+with the same argument buffers, each three times before any timing (``jax.jit`` compiles at the
+first), then timed in --repeat interleaved rounds (``measure.paired``: each round one common
+number of calls of each, filling about 0.1 s, the order alternating between rounds). Printed:
+each one's least and median time over the rounds, the ratio of the least times ("min") and the
+median of the rounds' ratios ("median"; with --spread the least and largest round's ratio). On a
+loaded machine the least time is the least disturbed one, and a ratio within one round compares
+the two under the same load. A JAX result is waited for (``block_until_ready``). With --threads
+1 (the default) BLAS, PyTorch and XLA's CPU runtime (``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false
+intra_op_parallelism_threads=1``) use one thread each, for both sides. Every gradient is checked
+against the hand-written one (relative 1e-9) before it is timed.
+
+--control adds the pair "jax=": ``jax.jit(jax.grad(f))`` against a second ``jax.jit`` of the same
+``jax.grad(f)`` (the same compiled program): how far a ratio moves when nothing differs. --hlo
+prints, per workload and size, what XLA compiled for each side of the jax pair
+(``jax.jit(g).lower(*args).compile()``): its cost analysis (flops, transcendentals, bytes
+accessed), the number of kernels the program runs (the instructions of its entry computation but
+parameters, constants, bitcasts and tuples) and whether the two optimised HLO texts are the same
+once names, metadata and layouts are dropped.
 """
 import argparse
+import collections
 import math
 import os
+import re
 import sys
 import types
 
@@ -61,15 +75,65 @@ def torch_numpy(torch):
         maximum=torch.maximum, where=torch.where, abs=torch.abs)
 
 
+def hlo_summary(compiled):
+    """``(kernels, {cost: value}, normalised text)`` of a ``jax`` compiled program: the
+    instructions of its entry computation that run (not parameters, constants, bitcasts, tuples),
+    XLA's cost analysis (flops, transcendentals, bytes accessed) and the optimised HLO text
+    without its file and stack tables, metadata, layouts and with names numbered in order."""
+    text = compiled.as_text()
+    costs = compiled.cost_analysis()
+    costs = costs[0] if isinstance(costs, (list, tuple)) else costs
+    costs = {key: costs.get(key, 0.0) for key in ("flops", "transcendentals", "bytes accessed")}
+    lines, table = [], False
+    for line in text.splitlines():
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            table = True
+        elif table or line.startswith("HloModule"):
+            table = table and line.strip() != ""
+        elif line.strip():
+            line = re.sub(r", metadata=\{[^}]*\}", "", line)
+            lines.append(re.sub(r"\{[0-9,]*\}(?=[ ,)])", "", line))
+    names = {}
+    lines = [re.sub(r"%[\w.\-]+", lambda m: names.setdefault(m.group(0), f"%{len(names)}"), line)
+             for line in lines]
+    entry = lines[next(k for k, line in enumerate(lines) if line.startswith("ENTRY")):]
+    kernels = sum(1 for line in entry if re.search(r"= \S+ ([a-z\-]+)\(", line) and not re.search(
+        r"= \S+ (parameter|constant|bitcast|tuple|get-tuple-element)\(", line))
+    return kernels, costs, "\n".join(lines)
+
+
+def print_hlo(key, size, mine, theirs, args):
+    """One line: what XLA compiled for the two jitted functions (``hlo_summary``), and the
+    instructions (opcode and shape) that one program has more of than the other."""
+    (k1, c1, t1), (k2, c2, t2) = [hlo_summary(f.lower(*args).compile()) for f in (mine, theirs)]
+    costs = ", ".join(f"{name} {c1[name]:.4g} / {c2[name]:.4g}" for name in c1)
+    ops = [collections.Counter(re.findall(r"= (\S+ [a-z\-]+)\(", text)) for text in (t1, t2)]
+    more = [", ".join(f"{n} {op}" for op, n in sorted((a - b).items())) or "-"
+            for a, b in ((ops[0], ops[1]), (ops[1], ops[0]))]
+    print(f"{key:3} {size:5} HLO sg-jax / jax.grad: kernels {k1} / {k2}, {costs}; "
+          + ("the same program" if t1 == t2 else
+             f"only in sg-jax: {more[0]}; only in jax.grad: {more[1]}"), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     workload_arguments(parser)
+    parser.add_argument("--pairs", default="jax,torch,numpy",
+                        help="comma-separated: jax,torch,numpy (what to time)")
     parser.add_argument("--spread", action="store_true", help="print each ratio's range")
+    parser.add_argument("--control", action="store_true",
+                        help="also time jax.grad against itself (the noise of a ratio)")
+    parser.add_argument("--hlo", action="store_true",
+                        help="print what XLA compiled for each side of the jax pair")
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="run on this CPU only (os.sched_setaffinity)")
     options = parser.parse_args()
     limit_threads(options.threads)
     if options.threads == 1 and "XLA_FLAGS" not in os.environ:
         os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
                                    "intra_op_parallelism_threads=1")
+    if options.cpu is not None:
+        os.sched_setaffinity(0, {options.cpu})
     sys.path.insert(0, os.path.join(HERE, "..", ".."))
     sys.path.insert(0, HERE)
     import jax
@@ -85,13 +149,15 @@ def main():
 
     keys = options.only.split(",") if options.only else list(workloads.WORKLOADS)
     sizes = options.sizes.split(",")
+    pairs = options.pairs.split(",") + (["jax="] if options.control else [])
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, jax {jax.__version__}, "
-          f"torch {torch.__version__}, symgrad {symgrad.__version__}; "
-          f"median of {options.repeat} rounds, {options.threads or 'default'} thread(s)")
-    width = 17 if options.spread else 6
-    print(f"{'':3} {'size':5} {'sg-jax jit':>10} {'jax.grad jit':>12} {'ratio':>{width}} "
-          f"{'sg-torch':>9} {'autograd':>9} {'ratio':>{width}} {'sg-numpy':>9} {'hand':>9} "
-          f"{'ratio':>{width}}")
+          f"torch {torch.__version__}, symgrad {symgrad.__version__}; {options.repeat} rounds, "
+          f"{options.threads or 'default'} thread(s), XLA_FLAGS={os.environ.get('XLA_FLAGS')!r}"
+          + (f", CPU {options.cpu}" if options.cpu is not None else ""))
+    print(f"{'':3} {'size':5} {'pair':20} {'symgrad min':>11} {'median':>9} {'other min':>10} "
+          f"{'median':>9} {'ratio min':>9} {'median':>7}" + ("  [range]" if options.spread else ""))
+    names = {"jax": "sg-jax/jax.grad jit", "torch": "sg-torch/autograd",
+             "numpy": "sg-numpy/hand", "jax=": "jax.grad/jax.grad"}
     shim = torch_numpy(torch)
     for key in keys:
         w = workloads.WORKLOADS[key]
@@ -101,6 +167,7 @@ def main():
               for b in ("numpy", "jax", "torch")}
         jax_f = rebound(w.f, np=jnp, stop_gradient=jax.lax.stop_gradient)
         jax_grad = jax.jit(jax.grad(jax_f, argnums=tuple(index)))
+        jax_grad_again = jax.jit(jax.grad(jax_f, argnums=tuple(index)))
         sg_jax = jax.jit(sg["jax"])
         torch_f = rebound(w.f, np=shim, stop_gradient=lambda v: v.detach())
 
@@ -108,6 +175,9 @@ def main():
             leaves = [a.detach().requires_grad_() if k in index else a
                       for k, a in enumerate(args)]
             return torch.autograd.grad(torch_f(*leaves), [leaves[k] for k in index])
+
+        def blocked(f):
+            return lambda *a: jax.block_until_ready(f(*a))
 
         for size in sizes:
             args = workloads.make_args(key, size)
@@ -121,19 +191,20 @@ def main():
                 got = tuple(np.asarray(g) for g in (got if isinstance(got, tuple) else (got,)))
                 worst = workloads.max_rel_err(got, want)
                 assert worst < 1e-9, f"{key} {size} {name}: differs from the hand gradient by {worst}"
-
-            def blocked(f):
-                return lambda *a: jax.block_until_ready(f(*a))
-            line = f"{key:3} {size:5}"
-            for (pair, a), widths in zip(
-                    (((blocked(sg_jax), blocked(jax_grad)), jargs),
-                     ((sg["torch"], autograd), targs), ((sg["numpy"], w.hand), args)),
-                    ((10, 12), (9, 9), (9, 9))):
-                mine, theirs, ratio, low, high = paired(pair, a, options.repeat)
-                spread = f" [{low:.2f}-{high:.2f}]" if options.spread else ""
-                line += (f" {human_time(mine):>{widths[0]}} {human_time(theirs):>{widths[1]}} "
-                         f"{ratio:6.2f}{spread}")
-            print(line, flush=True)
+            if options.hlo:
+                print_hlo(key, size, sg_jax, jax_grad, jargs)
+            timed = {"jax": ((blocked(sg_jax), blocked(jax_grad)), jargs),
+                     "torch": ((sg["torch"], autograd), targs),
+                     "numpy": ((sg["numpy"], w.hand), args),
+                     "jax=": ((blocked(jax_grad_again), blocked(jax_grad)), jargs)}
+            for pair in pairs:
+                functions, a = timed[pair]
+                m = paired(functions, a, options.repeat)
+                spread = f"  [{m.low:.2f}-{m.high:.2f}]" if options.spread else ""
+                print(f"{key:3} {size:5} {names[pair]:20} {human_time(m.first_min):>11} "
+                      f"{human_time(m.first_median):>9} {human_time(m.second_min):>10} "
+                      f"{human_time(m.second_median):>9} {m.min_ratio:9.2f} "
+                      f"{m.median_ratio:7.2f}{spread}", flush=True)
 
 
 if __name__ == "__main__":

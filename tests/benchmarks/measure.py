@@ -1,15 +1,18 @@
 """Timing and peak-memory measurements shared by the benchmarks and the memory tests.
 
-``per_call`` and ``paired`` time functions in interleaved rounds (each round times every function
+``per_call``, ``best_of_short_rounds`` and ``paired`` time functions in interleaved rounds (each round times every function
 once, so a slow spell of a shared machine hits all of them alike); ``peak_bytes`` is the exact
 tracemalloc peak of one call (NumPy reports its buffers to tracemalloc), which tests may assert on
 (timings never are). Used by bench_arrays.py, bench_backends.py, bench_workloads.py and
 tests/test_array_buffers.py.
 """
+import gc
 import os
 import statistics
+import time
 import timeit
 import tracemalloc
+from typing import NamedTuple
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -55,14 +58,77 @@ def per_call(functions, args, repeat, at_least=None):
     return [min(times) for times in rounds(functions, args, repeat, at_least)]
 
 
-def paired(functions, args, repeat):
-    """``(median time of the first, of the second, median ratio, lowest ratio, highest ratio)``
-    of two functions called with ``args``, timed in ``repeat`` interleaved rounds (a ratio within
-    one round compares the two under the same load)."""
-    first, second = rounds(functions, args, repeat)
-    ratios = [a / b for a, b in zip(first, second)]
-    return (statistics.median(first), statistics.median(second), statistics.median(ratios),
-            min(ratios), max(ratios))
+def best_of_short_rounds(functions, args, repeat=150, seconds=0.005):
+    """Best per-call seconds of each function over ``repeat`` interleaved rounds of about
+    ``seconds`` each (many short rounds: the minimum finds the quiet moments of a shared
+    machine, which a few 0.2 s rounds may all miss); one number of calls for every function,
+    from the last one's speed."""
+    timers = [timeit.Timer(lambda f=f: f(*args)) for f in functions]
+    count, elapsed = timers[-1].autorange()
+    number = max(1, int(count * seconds / elapsed))
+    best = [float("inf")] * len(functions)
+    for _ in range(repeat):
+        for k, timer in enumerate(timers):
+            best[k] = min(best[k], timer.timeit(number) / number)
+    return best
+
+
+class Paired(NamedTuple):
+    """What ``paired`` measured: per-call seconds of the first and second function (the least
+    and the median over every timed call), and their ratio first / second: of the least times,
+    and the median, least and largest of the rounds' ratios (of their total times)."""
+    first_min: float
+    first_median: float
+    second_min: float
+    second_median: float
+    min_ratio: float
+    median_ratio: float
+    low: float
+    high: float
+
+
+def paired(functions, args, repeat, seconds=0.1):
+    """Time two functions called with the same ``args`` (the same buffers) call by call, in
+    ``repeat`` rounds: a ``Paired``.
+
+    Both are called three times first (a jit's compile, caches), not counted. A round is as many
+    calls of each as fill about ``seconds`` for the slower, alternating (first, second, second,
+    first, ...: neither always runs just after the other), each call timed on its own
+    (``time.perf_counter``; the garbage collector off, as ``timeit`` has it). On a loaded machine
+    the least time of a call is the least disturbed one (the call that ran alone), and the two
+    functions of one round run under the same load.
+    """
+    for f in functions:
+        for _ in range(3):
+            f(*args)
+    clock = time.perf_counter
+    once = []
+    for f in functions:
+        start = clock()
+        f(*args)
+        once.append(clock() - start)
+    number = max(1, int(seconds / max(max(once), 1e-9)))
+    calls = ([], [])
+    ratios = []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            totals = [0.0, 0.0]
+            for call in range(2 * number):
+                k = (call + call // 2) % 2  # 0, 1, 1, 0, 0, 1, 1, 0 ...
+                start = clock()
+                functions[k](*args)
+                elapsed = clock() - start
+                calls[k].append(elapsed)
+                totals[k] += elapsed
+            ratios.append(totals[0] / totals[1])
+    finally:
+        if collecting:
+            gc.enable()
+    return Paired(min(calls[0]), statistics.median(calls[0]), min(calls[1]),
+                  statistics.median(calls[1]), min(calls[0]) / min(calls[1]),
+                  statistics.median(ratios), min(ratios), max(ratios))
 
 
 def peak_bytes(function, args):

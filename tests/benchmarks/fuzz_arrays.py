@@ -1,0 +1,507 @@
+"""Differential fuzzer of array code: random vectorised NumPy programs, their numpy gradients
+against float64 central differences, every backend against the numpy gradient.
+
+Not collected by pytest; run by hand from the repository:
+
+    nice python tests/benchmarks/fuzz_arrays.py --seconds 600 --seed N [--backends jax torch ...]
+
+Program ``N`` of a run is drawn (``array_program_gen.draw``) from the seed string
+``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
+3-17 ...`` checks (and minimises) only the programs named. Each program is written to a module
+file and checked (``check``):
+
+1. ``grad(f, wrt=<every parameter>, shapes=...)`` (built at once) and ``grad(f, wrt=...)`` (built
+   at the call) are called at two size assignments (one build serves every size), two points
+   each, where the primal runs and is finite;
+2. the directional derivative ``g . u`` along a random direction ``u`` against the float64
+   difference quotients of the primal along ``u`` (``stop_gradient`` replaced by a tape that
+   replays, at the shifted points, the values it recorded at the point itself): the 4th-order
+   central stencil at h = 1e-3 and 1e-4 and the 2nd-order one-sided stencils at h = 1e-5 must
+   agree (else a kink of ``where``/``max``/``abs``/``clip``/``if``/``round`` is within 2e-3 of the
+   point, or on it, and the point is skipped as "kink"); then ``g . u`` must match to 1e-6 of
+   ``max(1, |D|, sum |g_i u_i|)`` (plus 1e-9 |f|);
+3. each backend (``jax``, ``jax.jit``, ``torch``, ``array_api`` on NumPy, ``array_api_strict``
+   and torch inputs, and the numpy gradient on Dask inputs) against the numpy gradient at rel
+   1e-12 (abs 1e-12 max(1, max |g|)).
+
+Kinds: ``wrong`` (gradient against the differences), ``nonfinite`` (nan/inf where the primal and
+the differences are finite), ``shape`` (a result not of its parameter's shape), ``mismatch``
+(shapes= against the call-time build, or a backend against numpy), ``crash`` (any exception other
+than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of those for a program
+of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
+refusals the docs list: einsum and scipy.special on array_api, are counted apart as
+``documented``). Each failure kind (and backend) keeps its first reproducers, minimised
+(``Program.shrunk``) for ``--shrink-seconds`` each.
+"""
+import argparse
+import importlib.util
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+import zlib
+from pathlib import Path
+
+os.environ.setdefault("SYMGRAD_CACHE_DIR", "")  # every build is built, none read from disk
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import array_program_gen  # noqa: E402
+import symgrad  # noqa: E402
+
+DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_fuzz_arrays_"))
+ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict", "array_api-torch",
+                "dask")
+KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
+         "backend-crash", "backend-refusal")
+DOCUMENTED = ("cannot be printed for backend 'array_api'", "has no spelling for backend 'array_api'")
+_counter = [0]
+
+
+class Tape:
+    """``stop_gradient`` for the reference: records values at the point, replays them after."""
+
+    def __init__(self):
+        self.values, self.i, self.recording = [], 0, True
+
+    def __call__(self, value):
+        if self.recording:
+            self.values.append(np.array(value, dtype=float) if np.ndim(value) else value)
+            return value
+        if self.i >= len(self.values):
+            raise KinkError("stop_gradient called more often than at the point")
+        out = self.values[self.i]
+        self.i += 1
+        if np.shape(out) != np.shape(value):
+            raise KinkError("another stop_gradient order")
+        return out
+
+
+class KinkError(Exception):
+    pass
+
+
+class Failure:
+    def __init__(self, kind, backend, detail, expected="", got="", where=None):
+        self.kind, self.backend, self.detail = kind, backend, detail
+        self.expected, self.got, self.where = expected, got, where
+        self.program, self.name = None, None
+
+    def key(self):
+        return (self.kind, self.backend or "", self.detail.split(":")[0][:60])
+
+
+def load(source, tape=None):
+    _counter[0] += 1
+    name = f"fuzzarr_{_counter[0]}"
+    path = DIRECTORY / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if tape is not None:
+        module.stop_gradient = tape
+    return module
+
+
+def sizes_for(program, rng):
+    """Two assignments of the named sizes (each 2..5; a fixed size keeps its int)."""
+    labels = sorted({a for s in program.params.values() for a in s if isinstance(a, str)})
+    out = []
+    for _ in range(2):
+        out.append({a: program.fixed.get(a, rng.randint(2, 5)) for a in labels})
+    return out
+
+
+def arguments(program, sizes, rng):
+    args = []
+    for name, shape in program.params.items():
+        dims = tuple(sizes.get(a, a) if isinstance(a, str) else a for a in shape)
+        args.append(rng.uniform(-1.0, 1.0, dims) if dims else float(rng.uniform(-1.0, 1.0)))
+    return args
+
+
+def _flat(result, count):
+    """The results of a gradient with ``count`` wrt names, as a list."""
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+def classify_build_error(error, backend=None):
+    if isinstance(error, (symgrad.UnsupportedSyntaxError, symgrad.OptionError)):
+        text = str(error)
+        if backend and any(d in text for d in DOCUMENTED):
+            return None
+        return Failure("backend-refusal" if backend else "refusal", backend,
+                       f"{type(error).__name__}: {text.splitlines()[0][:200]}", got=text[:1500])
+    return Failure("backend-crash" if backend else "crash", backend,
+                   f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}",
+                   got="".join(traceback.format_exception(error)[-6:])[-2500:])
+
+
+def directional(ref, tape, args, grads, rng):
+    """(verdict, expected D, got g.u): verdict 'ok', 'wrong', 'kink' or 'bad' (no number)."""
+    dirs = [rng.standard_normal(np.shape(a)) if np.ndim(a) else float(rng.standard_normal())
+            for a in args]
+
+    def phi(t):
+        tape.i, tape.recording = 0, False
+        shifted = [a + t * u for a, u in zip(args, dirs)]
+        return float(ref.f(*shifted))
+
+    tape.values, tape.i, tape.recording = [], 0, True
+    with np.errstate(all="ignore"):
+        f0 = float(ref.f(*args))
+        try:
+            values = {t: phi(t) for t in (-2e-3, -1e-3, 1e-3, 2e-3, -2e-4, -1e-4, 1e-4, 2e-4,
+                                          -2e-5, -1e-5, 1e-5, 2e-5)}
+        except KinkError:
+            return "kink", None, None
+    values[0.0] = f0
+    if not all(math.isfinite(v) for v in values.values()):
+        return "bad", None, None
+
+    def d4(h):
+        return (values[-2 * h] - 8 * values[-h] + 8 * values[h] - values[2 * h]) / (12 * h)
+
+    big, small = d4(1e-3), d4(1e-4)
+    forward = (-3 * f0 + 4 * values[1e-5] - values[2e-5]) / 2e-5
+    backward = (3 * f0 - 4 * values[-1e-5] + values[-2e-5]) / 2e-5
+    got = sum(float(np.sum(np.asarray(g) * u)) for g, u in zip(grads, dirs))
+    terms = sum(float(np.sum(np.abs(np.asarray(g) * u))) for g, u in zip(grads, dirs))
+    scale = max(1.0, abs(small), terms if math.isfinite(terms) else 0.0)
+    noise = 1e-9 * abs(f0)
+    if abs(big - small) > 1e-7 * scale + noise or abs(forward - small) > 1e-5 * scale + noise \
+            or abs(backward - small) > 1e-5 * scale + noise:
+        return "kink", small, got
+    if not math.isfinite(got):
+        return "nonfinite", small, got
+    if abs(got - small) > 1e-6 * scale + noise:
+        return "wrong", small, got
+    return "ok", small, got
+
+
+def close(got, want):
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    if got.shape != want.shape:
+        return False
+    scale = max(1.0, float(np.max(np.abs(want))) if want.size else 0.0)
+    return bool(np.all(np.isclose(got, want, rtol=1e-12, atol=1e-12 * scale, equal_nan=True)))
+
+
+def to_numpy(value):
+    if type(value).__module__.startswith("torch"):
+        return value.detach().cpu().numpy()
+    if type(value).__module__.startswith("array_api_strict"):
+        return np.from_dlpack(value)
+    if type(value).__module__.startswith("dask"):
+        return np.asarray(value.compute())
+    return np.asarray(value)
+
+
+class Backends:
+    """Converting arguments and building/calling a gradient for each backend run."""
+
+    def __init__(self, names):
+        self.names = names
+        if any(n.startswith("jax") or n == "array_api-jax" for n in names):
+            import jax
+            jax.config.update("jax_enable_x64", True)
+            self.jax, self.jnp = jax, __import__("jax.numpy").numpy
+        if any("torch" in n for n in names):
+            import torch
+            self.torch = torch
+        if "array_api-strict" in names:
+            import array_api_strict
+            self.strict = array_api_strict
+        if "dask" in names:
+            import dask
+            import dask.array
+            self.dask, self.da = dask, dask.array
+
+    def backend(self, run):
+        return {"jax": "jax", "jax.jit": "jax", "torch": "torch", "dask": None}.get(
+            run, "array_api")
+
+    def convert(self, run, a):
+        array = isinstance(a, np.ndarray)
+        if run in ("jax", "jax.jit"):
+            return self.jnp.asarray(a) if array else a
+        if run == "torch":
+            return self.torch.from_numpy(a) if array else a
+        if run == "dask":
+            return self.da.from_array(a, chunks=2) if array and a.ndim else a
+        a = np.asarray(a, dtype=np.float64)
+        if run == "array_api-numpy":
+            return a
+        if run == "array_api-strict":
+            return self.strict.asarray(a)
+        if run == "array_api-torch":
+            return self.torch.from_numpy(a)
+        raise AssertionError(run)
+
+    def call(self, run, gf, args):
+        converted = [self.convert(run, a) for a in args]
+        if run == "jax.jit":
+            result = self.jax.jit(gf)(*converted)
+        else:
+            result = gf(*converted)
+        result = result if isinstance(result, tuple) else (result,)
+        if run == "dask":
+            result = self.dask.compute(*result)
+        return [to_numpy(r) for r in result]
+
+
+def dask_primal(backends, module, args):
+    """Whether the primal itself runs on the Dask arrays (Dask lacks some of NumPy: a
+    gradient is not blamed for what the primal cannot do there either)."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = module.f(*[backends.convert("dask", a) for a in args])
+            backends.dask.compute(value)
+        return True
+    except Exception:
+        return False
+
+
+def check(program, name, backends, counts=None, only=None):
+    """The failures of one program (a list of ``Failure``); ``only``: (kind, backend) to look
+    for, when shrinking (the other checks are skipped where they cost a build)."""
+    counts = counts if counts is not None else {}
+    source = program.source()
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    pyrng = random.Random(name)
+    try:
+        module = load(source)
+        tape = Tape()
+        ref = load(source, tape)
+    except Exception as error:  # a generator bug
+        return [Failure("generator", None, f"{type(error).__name__}: {error}")]
+    wrt = tuple(program.params)
+    failures = []
+    builds = {}
+    want_backend = only[1] if only else None
+    try:
+        builds["shapes"] = symgrad.grad(module.f, wrt=wrt, shapes=program.shapes())
+    except Exception as error:
+        f = classify_build_error(error)
+        return [f] if f else []
+    if not want_backend:
+        builds["call"] = symgrad.grad(module.f, wrt=wrt)
+    runs = [r for r in backends.names if only is None or r == want_backend]
+    gradients = {}
+    for run in runs:
+        try:
+            gradients[run] = builds["shapes"] if run == "dask" else symgrad.grad(
+                module.f, wrt=wrt, shapes=program.shapes(), backend=backends.backend(run))
+        except Exception as error:
+            f = classify_build_error(error, run)
+            if f is None:
+                counts["documented"] = counts.get("documented", 0) + 1
+            else:
+                failures.append(f)
+    points = 0
+    for sizes in sizes_for(program, pyrng):
+        for _ in range(2):
+            args = arguments(program, sizes, rng)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    primal = module.f(*[np.copy(a) for a in args])
+                except Exception as error:
+                    return failures + [Failure("generator", None, f"primal raises "
+                                               f"{type(error).__name__}: {error}")]
+            if np.ndim(primal) != 0 or not math.isfinite(float(primal)):
+                counts["primal-nonfinite"] = counts.get("primal-nonfinite", 0) + 1
+                continue
+            points += 1
+            where = (sizes, [np.copy(a) for a in args])
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    grads = [np.asarray(g) for g in _flat(builds["shapes"](*args), len(wrt))]
+            except Exception as error:
+                f = classify_build_error(error)
+                f.where = where
+                return failures + [f]
+            for g, a, p in zip(grads, args, wrt):
+                if g.shape != np.shape(a):
+                    failures.append(Failure("shape", None, f"d/d{p} has shape {g.shape}",
+                                            np.shape(a), g.shape, where))
+            if "call" in builds:
+                try:
+                    again = [np.asarray(g) for g in _flat(builds["call"](*args), len(wrt))]
+                    if not all(close(a, b) for a, b in zip(again, grads)):
+                        failures.append(Failure("mismatch", None, "call-time build differs "
+                                                "from shapes=", grads, again, where))
+                except Exception as error:
+                    f = classify_build_error(error)
+                    if f.kind == "refusal":  # what shapes= builds, the call-time build refuses
+                        f.kind = "call-time-refusal"
+                    f.detail = "call-time build: " + f.detail
+                    f.where = where
+                    failures.append(f)
+            if only is None or only[0] in ("wrong", "nonfinite"):
+                verdict, expected, got = directional(ref, tape, args, grads, rng)
+                counts[verdict] = counts.get(verdict, 0) + 1
+                if verdict in ("wrong", "nonfinite"):
+                    failures.append(Failure(verdict, None, "directional derivative",
+                                            expected, got, where))
+                elif verdict == "ok" and not all(np.all(np.isfinite(g)) for g in grads):
+                    failures.append(Failure("nonfinite", None, "a nan/inf element",
+                                            "finite", grads, where))
+            for run, gf in list(gradients.items()):
+                if run == "dask" and not dask_primal(backends, module, args):
+                    counts["dask-primal-fails"] = counts.get("dask-primal-fails", 0) + 1
+                    del gradients[run]
+                    continue
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        got = backends.call(run, gf, args)
+                except Exception as error:
+                    f = classify_build_error(error, run)
+                    if f is None:
+                        counts["documented"] = counts.get("documented", 0) + 1
+                    else:
+                        f.where = where
+                        failures.append(f)
+                    del gradients[run]
+                    continue
+                if len(got) != len(grads) or not all(close(a, b) for a, b in zip(got, grads)):
+                    failures.append(Failure("mismatch", run, "backend differs from numpy",
+                                            grads, got, where))
+                    del gradients[run]
+    counts["points"] = counts.get("points", 0) + points
+    if only is not None:
+        failures = [f for f in failures if (f.kind, f.backend) == tuple(only)]
+    return failures
+
+
+def minimise(failure, backends, seconds):
+    """The smallest program found in ``seconds`` that fails the same way."""
+    deadline = time.monotonic() + seconds
+    program = failure.program
+    rng = random.Random(0)
+    best, best_failure = program, failure
+    improved = True
+    while improved and time.monotonic() < deadline:
+        improved = False
+        for candidate in best.shrunk(rng):
+            if time.monotonic() > deadline:
+                break
+            if candidate.size() >= best.size() and len(candidate.source()) >= len(best.source()):
+                continue
+            try:
+                found = check(candidate, failure.name, backends, only=(failure.kind,
+                                                                      failure.backend))
+            except Exception:
+                continue
+            same = [f for f in found if f.key()[:2] == failure.key()[:2] and (
+                failure.kind not in ("crash", "refusal", "backend-crash", "backend-refusal")
+                or f.detail.split(":")[0] == failure.detail.split(":")[0])]
+            if same:
+                best, best_failure = candidate, same[0]
+                best_failure.program, best_failure.name = candidate, failure.name
+                improved = True
+                break
+    return best_failure
+
+
+def fmt(value):
+    if isinstance(value, list):
+        return "[" + ", ".join(fmt(v) for v in value) + "]"
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=17, separator=", ")
+    return repr(value)
+
+
+def report(failure):
+    lines = [f"--- {failure.kind}{' on ' + failure.backend if failure.backend else ''}: "
+             f"{failure.detail} (program {failure.name})",
+             f"shapes={failure.program.shapes()}"]
+    if failure.where is not None:
+        sizes, args = failure.where
+        lines.append(f"sizes {sizes}; point: " + ", ".join(
+            f"{p}={fmt(a)}" for p, a in zip(failure.program.params, args)))
+    lines.append(failure.program.source().rstrip())
+    if failure.expected is not None and failure.expected != "":
+        lines.append(f"expected: {fmt(failure.expected)}")
+    if failure.got is not None and failure.got != "":
+        lines.append(f"got: {fmt(failure.got) if not isinstance(failure.got, str) else failure.got}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=600.0, help="time spent generating")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--backends", nargs="*", default=list(ALL_BACKENDS), choices=ALL_BACKENDS)
+    parser.add_argument("--shrink-seconds", type=float, default=60.0,
+                        help="time spent minimising each reproducer")
+    parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
+    parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
+    parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
+    options = parser.parse_args(argv)
+    backends = Backends(options.backends)
+    start = time.monotonic()
+    deadline = start + options.seconds
+    counts, found = {}, {}
+    names = iter(options.replay) if options.replay else None
+    n = 0
+    while time.monotonic() < deadline:
+        name = next(names, None) if names else f"{options.seed}-{n}"
+        if name is None:
+            break
+        n += 1
+        program = array_program_gen.draw(random.Random(name), special=not options.no_special)
+        counts["programs"] = counts.get("programs", 0) + 1
+        try:
+            failures = check(program, name, backends, counts)
+        except Exception as error:  # a fuzzer bug: say so, go on
+            failures = [Failure("fuzzer", None, f"{type(error).__name__}: {error}",
+                                got=traceback.format_exc()[-2000:])]
+        seen = set()
+        for failure in failures:
+            failure.program, failure.name = program, name
+            key = failure.key()
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = found.setdefault(key, [0])
+            entry[0] += 1
+            if len(entry) <= options.per_kind:  # minimised now: the log shows it during a run
+                small = minimise(failure, backends, options.shrink_seconds) if \
+                    failure.kind not in ("generator", "fuzzer") else failure
+                entry.append(small)
+                print("\nNEW " + report(small) + "\n", flush=True)
+        print(f"[{time.monotonic() - start:6.0f} s] {name}: " + (", ".join(
+            f"{f.kind}{'@' + f.backend if f.backend else ''}" for f in failures) or "ok"),
+              flush=True)
+    elapsed = time.monotonic() - start
+    print(f"\nsymgrad from {Path(symgrad.__file__).parent}; seed {options.seed}; "
+          f"{elapsed:.0f} s; backends {' '.join(options.backends)}")
+    print("command: python tests/benchmarks/fuzz_arrays.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]))
+    print("counts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    by_kind = {}
+    for key, entry in found.items():
+        by_kind[key[0]] = by_kind.get(key[0], 0) + entry[0]
+    print("failures by kind: " + (", ".join(f"{k} {v}" for k, v in sorted(by_kind.items()))
+                                  or "none"))
+    for key in sorted(found):
+        entry = found[key]
+        print(f"\n=== {key[0]} {key[1]} {key[2]}: {entry[0]} program(s)")
+        for failure in entry[1:]:
+            print(report(failure))
+    return 0 if not found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
