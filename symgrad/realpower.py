@@ -339,14 +339,54 @@ def real_abs_of_powers(value, written=None):
             rest.append(factor)
     if real:
         return rules.real_abs(sympy.Mul(*rest)) * sympy.Mul(*real)
-    if written is None or not value.has(ComplexPower):
+    if not isinstance(written, sympy.Expr) or not value.has(ComplexPower):
         return None
-    written = written.replace(lambda n: isinstance(n, StopGradient), lambda n: n.args[0]) \
-        if isinstance(written, sympy.Basic) else written
+    if written.free_symbols:
+        return _modulus_of_written(written)
+    written = written.replace(lambda n: isinstance(n, StopGradient), lambda n: n.args[0])
     try:
         return functions.number(abs(Written.python_value(written)))
     except (ArithmeticError, ValueError, TypeError):
         return None
+
+
+def _modulus_of_written(written):
+    """``|w|`` for a written operand ``w = a + b * c`` with one complex constant ``c``
+    (``(-4) ** 0.3``, Python's value) and real ``a``, ``b``: ``sqrt((a + b re c)**2 + (b im
+    c)**2)``, ``|b| * |c|`` where ``a`` is 0 (``abs(x * (-4) ** 0.3)``); None for any other
+    form (a stopped value holding ``c``, a function of it)."""
+    constants = {}
+
+    def real_form(w):
+        if isinstance(w, Written) and not w.free_symbols:
+            number = Written.python_value(w)
+            if isinstance(number, complex):
+                return constants.setdefault(number, sympy.Dummy(real=True))
+            return functions.number(number)
+        if w.is_Atom:
+            return w
+        args = [real_form(a) for a in w.args]
+        if isinstance(w, StopGradient) and args[0].has(*constants.values()):
+            if args[0].free_symbols - set(constants.values()):
+                raise TypeError("a stopped complex value")
+            return args[0]  # a stopped constant: the constant
+        return Written(*args).evaluated() if isinstance(w, Written) else w.func(*args)
+
+    try:
+        form = real_form(written)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if len(constants) != 1:
+        return None
+    (number, placeholder), = constants.items()
+    b = form.diff(placeholder)
+    if b.has(placeholder, sympy.Derivative, sympy.Subs):
+        return None
+    a = form.xreplace({placeholder: S.Zero})
+    if a == 0:
+        return rules.real_abs(b) * functions.number(abs(number))
+    return sympy.sqrt((a + b * functions.number(number.real)) ** 2 + (
+        b * functions.number(number.imag)) ** 2)
 
 
 def _modulus(factor):

@@ -254,8 +254,7 @@ class Resolver:
         other argument."""
         written = self.written(arg_node, frame, None) if value.has(functions.ComplexPower) \
             else None
-        return real_abs_of_powers(value, written if isinstance(written, sympy.Expr) and
-                                  not written.free_symbols else None)
+        return real_abs_of_powers(value, written)
 
     def stopped(self, node, frame):
         """``stop_gradient(e)``: ``StopGradient(e)``, element by element for a tuple."""

@@ -1,8 +1,10 @@
 """Issue 6: gradients that raised or crashed where the primal and its derivative are real.
 
 1. ``abs`` of a stopped complex constant is a real constant (``abs(stop_gradient((-4) ** 0.3))``
-   is Python's 1.5157...: derivative 0), and of a stopped product holding a complex power the
-   stopped modulus: the gradient does not raise, and the build does not refuse it.
+   is Python's 1.5157...: derivative 0), of a stopped product holding a complex power the
+   stopped modulus, and of ``a + b * c`` with a complex constant ``c`` (``abs(x + (-4) ** 0.3)``)
+   the real ``sqrt((a + b re c)**2 + (b im c)**2)``: the gradient does not raise, and the build
+   does not refuse it.
 2. A moving complex power whose adjoint is 0 at the point (``max(z * (-0.5) ** z, 3)`` where 3
    wins) has no effect on the output there: the reverse strategy gives 0, as the symbolic one,
    never the power's undefined derivative (``ValueError``); where the adjoint is not 0 it raises.
@@ -31,7 +33,8 @@ def _module(tmp_path, body):
                        "symgrad_raising")
 
 
-C = abs(mpmath.mpf(-4) ** mpmath.mpf(0.3))  # |(-4) ** 0.3| (0.3 the float, as Python's)
+Z = mpmath.mpf(-4) ** mpmath.mpf(0.3)  # (-4) ** 0.3 (0.3 the float, as Python's), complex
+C = abs(Z)
 
 # --- 1. abs of a stopped complex value ----------------------------------------------------------
 STOPPED = [  # (body, point, mpmath twin)
@@ -45,16 +48,23 @@ STOPPED = [  # (body, point, mpmath twin)
      lambda x: abs(mpmath.mpf(-4) ** mpmath.mpf(0.3) + 1) * x),
     ("def f(x, z):\n    return abs(stop_gradient(x * (-0.5) ** z)) * x\n", (1.5, 0.3),
      lambda x, z: abs(mpmath.mpf(1.5) * mpmath.mpf(-0.5) ** mpmath.mpf(0.3)) * x),
+    # a variable times or plus a complex constant (refused before: `(-4) ** 0.3` "complex")
+    ("def f(x):\n    return abs(stop_gradient((-4) ** 0.3) * x)\n", (1.5,), lambda x: C * x),
+    ("def f(x):\n    return abs(x * (-4) ** 0.3)\n", (-1.5,), lambda x: -C * x),
+    ("def f(x):\n    return abs(x + (-4) ** 0.3)\n", (1.5,), lambda x: abs(x + Z)),
+    ("def f(x, y):\n    return abs(x * y + (-4) ** 0.3 * y)\n", (1.5, 0.3),
+     lambda x, y: abs(x * y + Z * y)),
+    ("def f(x):\n    t = x * 2.0\n    return abs(t - (-0.5) ** 0.3) * x\n", (1.5,),
+     lambda x: abs(2 * x - mpmath.mpf(-0.5) ** mpmath.mpf(0.3)) * x),
 ]
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("body, point, twin", STOPPED)
-def test_abs_of_a_stopped_complex_value_is_a_real_constant(tmp_path, body, point, twin,
-                                                           strategy):
-    """The primal's float value and the central difference's gradient, no ValueError: the
-    stopped value's modulus is a constant (in the last case the stopped factor is frozen at
-    the point, as its twin freezes it)."""
+def test_abs_of_a_complex_value_is_real(tmp_path, body, point, twin, strategy):
+    """The primal's float value and the central difference's gradient, no ValueError: a
+    stopped value's modulus is a constant (a stopped factor frozen at the point, as its twin
+    freezes it), a complex constant's is Python's, and abs(a + b c) has a real derivative."""
     f = _module(tmp_path, body).f
     value, got = symgrad.value_and_grad(f, strategy=strategy)(*point)
     got = got if isinstance(got, tuple) else (got,)
