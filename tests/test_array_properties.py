@@ -182,7 +182,7 @@ def _library_arrays(name):
 
 @pytest.mark.skipif(not LIBRARIES, reason="neither jax nor torch is installed: pip install -e "
                     "'.[jax]' (or '.[torch]')")
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.sampled_from(LIBRARIES or ["none"]), st.integers(0, 2 ** 32 - 1))
 def test_random_array_programs_give_numpys_numbers_on_jax_and_torch(body, library, seed):

@@ -279,7 +279,7 @@ GATHER = textwrap.dedent("""\
 
 
 @pytest.mark.parametrize("backend", ["numpy", "jax", "torch", "array_api"])
-def test_export_backend_writes_the_constants_it_reads(tmp_path, backend):
+def test_export_backend_writes_the_constants_it_reads(tmp_path, capsys, backend):
     """``export --backend B`` of code reading module constants: the module imports only B's
     library, defines INDEX and WEIGHTS with it, and gives 2 * WEIGHTS * E added into the rows
     INDEX picks (row 0 twice) in a fresh process; ``show --backend B`` prints the same function."""
@@ -288,16 +288,17 @@ def test_export_backend_writes_the_constants_it_reads(tmp_path, backend):
     from symgrad.backends import BACKENDS
     (tmp_path / "gather.py").write_text(GATHER)
     out_file = tmp_path / f"gather_{backend}.py"
-    status, out, err = run("export", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
-                           "--shapes", "E=n,k", "-o", str(out_file))
-    assert (status, err) == (0, ""), err
+    assert cli.main(["export", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
+                     "--shapes", "E=n,k", "-o", str(out_file)]) == 0  # in process: the CLI's
+    assert capsys.readouterr().err == ""  # own subprocess path is tested above
     text = out_file.read_text()
     assert [line for line in text.splitlines() if line.startswith(("import ", "from "))] == [
         BACKENDS[backend].imports]
     assert f"INDEX = {BACKENDS[backend].literal}([0, 2, 0], dtype=" in text
-    status, shown, err = run("show", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
-                             "--shapes", "E=n,k")
-    assert (status, err) == (0, "") and shown in text
+    assert cli.main(["show", f"{tmp_path / 'gather.py'}:gather", "--backend", backend,
+                     "--shapes", "E=n,k"]) == 0
+    shown, err = capsys.readouterr()
+    assert err == "" and shown in text
     argument = {"numpy": "E", "jax": "__import__('jax.numpy').numpy.asarray(E)",
                 "torch": "__import__('torch').from_numpy(E)", "array_api": "E"}[backend]
     code = ("import jax; jax.config.update('jax_enable_x64', True)\n" if backend == "jax" else "")
