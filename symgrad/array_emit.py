@@ -76,7 +76,8 @@ def _statements(marker, target, names):
 
 
 def expand_statements(body, names):
-    """``body`` with every statement marker (``symgrad_statements``) expanded in place."""
+    """``body`` with every statement marker (``symgrad_statements``) expanded in place, also
+    those inside the lines a marker expands to (a gather inside a scatter-add's operand)."""
     out = []
     for stmt in body:
         if isinstance(stmt, ast.With):
@@ -84,7 +85,8 @@ def expand_statements(body, names):
             out.append(stmt)
             continue
         if isinstance(stmt, ast.Assign) and hasattr(stmt.value, "symgrad_statements"):
-            out.extend(_statements(stmt.value, stmt.targets[0].id, names))
+            out.extend(expand_statements(_statements(stmt.value, stmt.targets[0].id, names),
+                                         names))  # a marker's lines may hold markers
             continue
         before = []
 
@@ -94,7 +96,7 @@ def expand_statements(body, names):
                 if not hasattr(node, "symgrad_statements"):
                     return node
                 name = fresh_name("scattered", names)
-                before.extend(_statements(node, name, names))
+                before.extend(expand_statements(_statements(node, name, names), names))
                 return ast.Name(name, ast.Load())
 
         Hoist().visit(stmt)

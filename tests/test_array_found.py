@@ -310,3 +310,34 @@ def test_a_square_flattened_and_reshaped_back():
         for n in (2, 3):
             X = np.arange(n * n, dtype=float).reshape(n, n) / 3.0
             assert np.array_equal(gf(X), 2.0 * X[::-1, ::-1])
+
+
+GATHER_IN_SCATTER = '''import numpy as np
+
+
+def helper(u, scale=2.0):
+    return scale * np.sqrt(1.0 + u ** 2)
+
+
+def f(X):
+    i, j = np.triu_indices(X.shape[0], 0)
+    return np.sum(helper(X)[i, j] ** 2)
+'''
+
+
+@pytest.mark.skipif(not HAS["array_api_compat"], reason="array-api-compat is not installed: "
+                    "pip install -e '.[array-api]'")
+@pytest.mark.parametrize("library", ["numpy", "array_api_strict"])
+def test_a_gather_inside_a_scatter_add_is_expanded(library):
+    """On the Array API a triangle's gather is a statement marker; inside the operand of the
+    scatter-add (itself a marker) it was left unexpanded: NameError `__pointwise_take__` (array
+    fuzzer, seed 12, program 13). d/dX of sum over i <= j of (2 sqrt(1 + X^2))^2 = 4 (1 + X^2) is
+    8 X on and above the diagonal, 0 below."""
+    xp = pytest.importorskip(library)
+    module = load_module(DIRECTORY, GATHER_IN_SCATTER, "gather_in_scatter")
+    gf = symgrad.grad(module.f, shapes={"X": ("n", "n")}, backend="array_api")
+    for n in (2, 4):
+        X = np.arange(n * n, dtype=float).reshape(n, n) / 5.0 - 1.0
+        got = np.asarray(_numbers(gf(xp.asarray(X))))
+        assert np.allclose(got, 8.0 * X * np.triu(np.ones((n, n))), rtol=1e-12, atol=1e-15)
+        assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)
