@@ -341,3 +341,36 @@ def test_a_gather_inside_a_scatter_add_is_expanded(library):
         got = np.asarray(_numbers(gf(xp.asarray(X))))
         assert np.allclose(got, 8.0 * X * np.triu(np.ones((n, n))), rtol=1e-12, atol=1e-15)
         assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)
+
+
+WHERE_OF_SIZES = '''import numpy as np
+
+
+def f(X):
+    c = X[1, 0]
+    if c > 0.1:
+        r = 0.5
+    else:
+        r = np.mean((np.ones((X.shape[0], 1, 1)) * 0.3) * X[None, :, None, 0])
+    return r + 0.5
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS[1:])
+def test_a_where_of_numbers_and_sizes_keeps_the_dtype(backend, x64):
+    """``torch.where(c, 0.0, 1.0 / (d * d))`` of two Python floats is a float32 tensor: the torch
+    gradient was 0.07500000298 where 0.3 / 4 = 0.075 (array fuzzer seed 13, AB17). d/dX of mean(0.3 * X[j, 0] over d x d) is 0.3 / d
+    per element where the mean is taken (X[1, 0] <= 0.1), 0 elsewhere."""
+    module = load_module(DIRECTORY, WHERE_OF_SIZES, "where_of_sizes")
+    gf = symgrad.grad(module.f, shapes={"X": ("d", 1)}, backend=backend)
+    libraries = {"jax": ["jax.numpy"], "torch": ["torch"],
+                 "array_api": ["numpy"]}[backend]  # strict: the divisor guard's where of
+    # two Python numbers (`xp.where(c, 1.0, d * d)`) is still refused there (open)
+    for name in libraries:
+        lib = pytest.importorskip(name)
+        for X, want in ((np.array([[0.4], [-0.87], [-0.27], [-0.18]]), 0.075),
+                        (np.array([[0.4], [0.5], [-0.27]]), 0.0)):
+            arg = lib.from_numpy(X) if name == "torch" else lib.asarray(X)
+            got = _numbers(gf(arg))
+            assert got.shape == (len(X), 1)
+            assert np.array_equal(got, np.full(X.shape, want)), (name, got)
