@@ -34,7 +34,6 @@ refusals the docs list: einsum and scipy.special on array_api, are counted apart
 (``Program.shrunk``) for ``--shrink-seconds`` each.
 """
 import argparse
-import importlib.util
 import math
 import os
 import random
@@ -52,8 +51,10 @@ os.environ.setdefault("SYMGRAD_CACHE_DIR", "")  # every build is built, none rea
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tests/: source_modules
 
 import array_programs  # noqa: E402
+from source_modules import load_module  # noqa: E402
 import symgrad  # noqa: E402
 
 DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_fuzz_arrays_"))
@@ -63,7 +64,6 @@ KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-ti
          "backend-crash", "backend-refusal")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'")
-_counter = [0]
 
 
 class Tape:
@@ -100,13 +100,7 @@ class Failure:
 
 
 def load(source, tape=None):
-    _counter[0] += 1
-    name = f"fuzzarr_{_counter[0]}"
-    path = DIRECTORY / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(DIRECTORY, source, "fuzzarr")
     if tape is not None:
         module.stop_gradient = tape
     return module
