@@ -36,10 +36,10 @@ class FormReader:
             self.item_assignment(stmt.target, frame)
         return super().statement(stmt, frame)
 
-    def assign(self, target, value, node, frame):
+    def assign(self, target, value, node, frame, source=False):
         if isinstance(target, ast.Subscript):
             self.item_assignment(target, frame)
-        return super().assign(target, value, node, frame)
+        return super().assign(target, value, node, frame, source)
 
     def item_assignment(self, target, frame):
         """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number

@@ -328,14 +328,18 @@ class _Reader(Branches, Expressions, Resolver, Guards):
         return self.fail(stmt, frame, "an expression statement that is not a call is not "
                          "supported", "remove it: its value is not used")
 
-    def assign(self, target, value, node, frame):
+    def assign(self, target, value, node, frame, source=False):
+        """Bind ``target`` (a name or a tuple/list of targets) to ``value``; ``source`` is the
+        expression written for this target (``node.value`` at the top; in a nested target the
+        matching item of a written-out tuple, or None where there is none)."""
+        if source is False:
+            source = getattr(node, "value", None)
         if isinstance(target, ast.Name):
             self.bind(target.id, value, node, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
             starred = next((e for e in target.elts if isinstance(e, ast.Starred)), None)
             if starred is not None:
                 self.reject(starred, frame)
-            source = getattr(node, "value", None)
             if isinstance(source, ast.Name) and not isinstance(value, tuple) and (
                     argument_refusals.parameter_in(source, frame)):  # w, b = params
                 self.fail(target, frame, *argument_refusals.unpacked(source.id))
@@ -343,10 +347,12 @@ class _Reader(Branches, Expressions, Resolver, Guards):
             if len(items) != len(target.elts):
                 self.fail(target, frame, f"cannot unpack {len(items)} values into "
                           f"{len(target.elts)} names", "match the number of names and values")
+            sources = [None] * len(items)
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(items):
                 items = [self.unpacked(v, e, frame) for v, e in zip(items, source.elts)]
-            for t, v in zip(target.elts, items):
-                self.assign(t, v, node, frame)
+                sources = source.elts
+            for t, v, e in zip(target.elts, items, sources):
+                self.assign(t, v, node, frame, e)
         elif isinstance(target, (ast.Attribute, ast.Subscript)):
             self.fail(target, frame, "attribute or item assignment is not supported",
                       "assign to a plain name")

@@ -244,6 +244,18 @@ case("tuple-unpack-swap-nested", unpack_swap, (2.0, 3.0), (2.0 + 6.0 + 12.0 - 9.
                                                           -2.0 + 4.0 + 4.0 - 12.0))
 
 
+# f = x y z^2 + 3y: an inner target as long as the outer tuple took the outer tuple's items
+# (b = z: the gradient (0.81, 0.45, 0.45) for (0.63, 0.45, 0.35) at (0.5, 0.7, 0.9), no z^2 term)
+def unpack_nested_names(x, y, z):
+    (a, b), c = (x, y), z
+    p, (q, r) = 3.0, (y, c * c)
+    return a * b * r + p * q
+
+
+case("tuple-unpack-nested-names", unpack_nested_names, (0.5, 0.7, 0.9),
+     (0.7 * 0.81, 0.5 * 0.81 + 3.0, 2 * 0.5 * 0.7 * 0.9))
+
+
 # f = (2x + 1)^2 -> df = 4(2x + 1)
 def statement_forms(x):
     """A docstring is allowed."""

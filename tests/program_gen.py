@@ -79,6 +79,17 @@ def statements(c, sc, names, count, size, in_loop=False):
                 p, q = c.choice(sc.names), c.choice(sc.names)
                 a, b = p, q  # a swap: p, q = q, p
                 rhs = ("tuple", (("var", q), ("var", p)))
+            elif c.chance(0.3):  # nested: (a, b), e = (e1, e2), e3 (or a, (b, e) = ...)
+                e = names.fresh()
+                pair = ("tuple", (expr(c, sc, size // 3), expr(c, sc, size // 3)))
+                single = expr(c, sc, size // 3)
+                if c.chance(0.5):
+                    out.append(("unpack", ((a, b), e), ("tuple", (pair, single))))
+                else:
+                    out.append(("unpack", (e, (a, b)), ("tuple", (single, pair))))
+                for n in (a, b, e):
+                    sc.bind(n)
+                continue
             else:
                 rhs = ("tuple", (expr(c, sc, size // 2), expr(c, sc, size // 2)))
             out.append(("unpack", (a, b), rhs))

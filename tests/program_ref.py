@@ -348,10 +348,7 @@ class Run:
                     raise PrimalError(f"NameError: {s[1]}")
                 env[s[1]] = _binary(s[2], env[s[1]], self.expr(s[3], env))
             elif tag == "unpack":
-                values = self.expr(s[2], env)
-                if not isinstance(values, tuple) or len(values) != len(s[1]):
-                    raise PrimalError("unpacking")
-                env.update(zip(s[1], values))
+                _unpack(s[1], self.expr(s[2], env), env)
             elif tag == "return":
                 return True, self.expr(s[1], env)
             elif tag == "if":
@@ -435,3 +432,14 @@ def evaluate(prog, point):
             grads.append(grad)
         m = value.m.real if isinstance(value.m, mpmath.mpc) else value.m
         return Evaluation(value.f, m, grads, moving)
+
+
+def _unpack(names, values, env):
+    """``a, (b, c) = values``: bind each name of the (nested) target to its item."""
+    if isinstance(names, str):
+        env[names] = values
+        return
+    if not isinstance(values, tuple) or len(values) != len(names):
+        raise PrimalError("unpacking")
+    for n, v in zip(names, values):
+        _unpack(n, v, env)

@@ -45,7 +45,8 @@ def expr_source(e):
     if tag == "ifexp":
         return f"({expr_source(e[2])} if {cond_source(e[1])} else {expr_source(e[3])})"
     if tag == "tuple":
-        return ", ".join(expr_source(a) for a in e[1])
+        return ", ".join(f"({expr_source(a)})" if a[0] == "tuple" else expr_source(a)
+                         for a in e[1])
     raise AssertionError(e)
 
 
@@ -77,7 +78,7 @@ def block_source(stmts, indent):
         elif tag == "aug":
             lines.append(f"{pad}{s[1]} {s[2]}= {expr_source(s[3])}")
         elif tag == "unpack":
-            lines.append(f"{pad}{', '.join(s[1])} = {expr_source(s[2])}")
+            lines.append(f"{pad}{_target_source(s[1])} = {expr_source(s[2])}")
         elif tag == "return":
             lines.append(f"{pad}return {expr_source(s[1])}")
         elif tag == "for":
@@ -106,3 +107,8 @@ def source(prog):
         lines += ["", f"def {h[1]}({', '.join(params)}):"] + block_source(h[4], 1) + [""]
     lines += ["", f"def f({', '.join(prog[1])}):"] + block_source(prog[3], 1)
     return ast.unparse(ast.parse("\n".join(lines))) + "\n"
+
+
+def _target_source(names):
+    """``a, (b, c)``: an unpacking target, nested tuples in parentheses."""
+    return ", ".join(n if isinstance(n, str) else f"({_target_source(n)})" for n in names)

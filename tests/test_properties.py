@@ -99,6 +99,8 @@ def _features(prog):
     for node in walk(prog):
         tag = node[0]
         found.add(tag)
+        if tag == "unpack" and any(not isinstance(n, str) for n in node[1]):
+            found.add("nested unpack")  # (a, b), c = (e1, e2), e3
         if tag == "num":
             found.add("int" if type(node[1]) is int else "float")
         elif tag == "call":
@@ -156,6 +158,7 @@ def test_the_grammar_reaches_every_construct():
     wanted = {"int", "float", "offset", "negated sum", "tie", "comparison", "chain",
               "comparison with offset", "truth of a variable", "elif", "early return",
               "undefined tail", "ifexp", "and", "or", "not", "for", "aug +", "aug *", "unpack",
+              "nested unpack",
               "hcall", "sg", "%", "//", "**", "pow", "round", "math.floor", "math.ceil",
               "power of a constant", "exponent whole somewhere", "complex constant",
               "truth of a complex constant", "tiny exp"}
