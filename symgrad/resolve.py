@@ -338,10 +338,11 @@ class Resolver:
             if gen.is_async:
                 self.reject(gen, frame)
             for item in self.iterable(gen.iter, scope if k else frame):
-                inner = scope.branch()
-                self.assign(gen.target, item, gen.target, inner)
+                # one scope for every iteration, as in Python: a lambda made in the element
+                # reads the variable's last value when called (late binding), not its own
+                self.assign(gen.target, item, gen.target, scope)
                 for test in gen.ifs:
-                    cond = self.condition(test, inner)
+                    cond = self.condition(test, scope)
                     if cond is not sympy.true and cond is not sympy.false:
                         self.fail(test, frame, "an `if` in a comprehension must be decided when "
                                   "the gradient is built", "put the choice in the element: "
@@ -349,7 +350,7 @@ class Resolver:
                     if cond is sympy.false:
                         break
                 else:
-                    generate(k + 1, inner)
+                    generate(k + 1, scope)
 
         generate(0, frame.scope())
         return tuple(results)

@@ -256,6 +256,18 @@ case("tuple-unpack-nested-names", unpack_nested_names, (0.5, 0.7, 0.9),
      (0.7 * 0.81, 0.5 * 0.81 + 3.0, 2 * 0.5 * 0.7 * 0.9))
 
 
+# Python binds late: every lambda reads the comprehension's k when called, its last value 3,
+# so f = 3x + 3x + 3x (9, not 1 + 2 + 3 = 6: each iteration had been given a scope of its own);
+# with j: f = (x * 2 * 3) + (x * 2 * 3) and j's last value 3.0 -> 12
+def late_bound_lambdas(x):
+    hs = [lambda u: u * k for k in (1.0, 2.0, 3.0)]
+    gs = [lambda u: u * k * j for k in (1.0, 2.0) for j in (x, 3.0)]
+    return hs[0](x) + hs[1](x) + hs[2](x) + gs[0](x) + gs[1](x)
+
+
+case("comprehension-lambdas-bind-late", late_bound_lambdas, (1.5,), 9.0 + 12.0)
+
+
 # f = (2x + 1)^2 -> df = 4(2x + 1)
 def statement_forms(x):
     """A docstring is allowed."""
