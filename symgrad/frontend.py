@@ -366,7 +366,7 @@ class _Reader(Branches, Expressions, Resolver, Guards):
         if stop and frame.primary and name in self.stop_names:
             value, written = StopGradient(self.number(value, node, frame)), None
         if isinstance(value, sympy.Expr) and not isinstance(value, StopGradient) and isinstance(
-                node, (ast.Assign, ast.AugAssign)):
+                node, (ast.Assign, ast.AugAssign)) and not _unpacking(node):
             source = node.value if isinstance(node, ast.Assign) else ast.BinOp(
                 ast.Name(name, ast.Load()), node.op, node.value)
             if not isinstance(source, (ast.Tuple, ast.List)):
@@ -420,3 +420,9 @@ class _Reader(Branches, Expressions, Resolver, Guards):
     @staticmethod
     def fail(node, frame, what, hint=None):
         raise UnsupportedSyntaxError(what, frame.src.location(node), hint)
+
+
+def _unpacking(node):
+    """``a, b = e``: the right side is not any one name's form (a tuple's items are given
+    theirs by ``Frontend.assign``; ``(x, y) if c else (y, x)`` has none)."""
+    return isinstance(node, ast.Assign) and any(not isinstance(t, ast.Name) for t in node.targets)

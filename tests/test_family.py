@@ -72,6 +72,22 @@ def test_value_and_grad_of_stopped_product():
     assert vg.source.startswith("def value_and_grad_tf_stopped_product(w1, w2):")
 
 
+SWAPPED = False
+
+
+def chosen_pair(x, y):
+    a, b = (x, y) if not SWAPPED else (y, x)  # a build-time choice of two tuples
+    c, (d, e) = x, ((y, x) if SWAPPED else (x, y))
+    return a * b * b + c * d * e
+
+
+def test_value_and_grad_of_a_chosen_tuple():
+    # a = x, b = y, d = x, e = y: f = x y^2 + x^2 y = 6 + 4.5 at (1.5, 2): df = (y^2 + 2xy,
+    # 2xy + x^2) = (10, 8.25); value_and_grad raised "cannot print Tuple" (newcomer trial)
+    assert symgrad.value_and_grad(chosen_pair)(1.5, 2.0) == (10.5, (10.0, 8.25))
+    assert symgrad.grad(chosen_pair)(1.5, 2.0) == (10.0, 8.25)
+
+
 def test_value_and_grad_shares_the_primal_work():
     source = symgrad.value_and_grad(cubic_mix).source
     assert source.count("math.sin(") == 1  # the value and the gradient share sin(x*z)
