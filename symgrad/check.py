@@ -31,7 +31,7 @@ from .api import GradientFunction, grad
 from .assemble import normalize_wrt, primal_program
 from .array_check import check_arrays
 from .array_frontend import NeedsShapes
-from .check_numeric import RANDOM_POINTS, _Numbers, _random_points
+from .check_numeric import RANDOM_POINTS, _Numbers, _random_points, boundary_points
 from .check_report import SHOWN_NOTE, GradientCheck, _is_zero
 from .check_symbolic import _compared, _in_primal_symbols, _symbolic
 from .differentiate import differentiate
@@ -63,7 +63,9 @@ def check_grad(f, df, wrt=None, points=None, rtol=1e-9, seed=0, strategy="auto",
             which symgrad's gradient raises is skipped and noted; or an int N (N >= 1) to draw N
             random points; None draws 10. Random points are drawn in [-2, 2] (seeded by
             ``seed``, reproducible) where ``f``, its gradient and ``df`` all evaluate; a
-            parameter with a default that is not in ``wrt`` keeps its default.
+            parameter with a default that is not in ``wrt`` keeps its default. Where the
+            difference is not proved 0 and has branches, points beside each branch boundary
+            (``x > 3``: x = 2.997 and 3.003) are added (docs/checking.md).
         rtol: relative tolerance (>= 0), on |df − symgrad| / max(1, |symgrad|).
         seed: the random seed for the points.
         strategy: how symgrad's gradient is built, as for ``grad``.
@@ -146,6 +148,8 @@ def _check(f, df, wrt, points, rtol, seed, strategy):
     gradient = grad(f, wrt=wrt_names, strategy=strategy)
     if points is None or isinstance(points, int):
         points = _random_points(f, gradient, primal, wrt_names, seed, points or RANDOM_POINTS)
+        if points and not all(_is_zero(d) for d in differences if d is not None):
+            points += boundary_points(f, gradient, primal, wrt_names, differences, points[0])
     else:
         points = _given_points(points, primal)
     numbers = _Numbers(primal, derivative, hand, wrt_names, rtol)

@@ -13,6 +13,7 @@ import random
 import sympy
 
 from .check_symbolic import _unstop
+from .functions import FirstArgument, Value
 
 DIGITS = 50
 RANDOM_POINTS = 10  # points drawn when none are given
@@ -152,15 +153,78 @@ def _random_points(f, gradient, primal, wrt_names, seed, wanted, tries_per_point
     for _ in range(max(200, tries_per_point * wanted)):
         point = tuple(fixed[name] if name in fixed else round(rng.uniform(-2.0, 2.0), 6)
                       for name in names)
-        try:
-            values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point))]
-        except _FAILURES:
-            continue
-        if all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+        if _finite_at(f, gradient, primal, point):
             points.append(point)
             if len(points) == wanted:
                 break
     return points
+
+
+def _boundary_points(wrt_names, differences, base, names, max_degree=4):
+    """Points on both sides of every boundary of a branch of the unsimplified differences
+    (``Piecewise((exp(x), x > 3), (0, True))``: x = 3 -/+ 0.001, where no point in [-2, 2] goes):
+    for each comparison and each parameter it names, the real roots in that parameter of its
+    ``lhs - rhs`` with the other parameters at ``base`` (a polynomial of degree <= 4 after that
+    substitution; others are skipped), each moved by 0.001 * max(1, |root|) either way. Only
+    points where ``f`` and the gradient give finite numbers are kept; only parameters in ``wrt``
+    move, the others keep their value from ``base`` (a build-time bound, a hyperparameter)."""
+    fixed = set(names) - set(wrt_names)
+    at_base = dict(zip(names, base))
+    symbols = {}
+    for d in differences:
+        if d is None:
+            continue
+        for rel in sympy.Tuple(d).atoms(sympy.core.relational.Relational):
+            side = _unstop(rel.lhs - rel.rhs).replace(  # Value(x) - 3: x - 3
+                lambda e: isinstance(e, (Value, FirstArgument)), lambda e: e.args[0])
+            symbols.update((s.name, s) for s in side.free_symbols if s.name in at_base)
+            yield from _roots(side, symbols, at_base, fixed, max_degree)
+
+
+def _roots(side, symbols, at_base, fixed, max_degree):
+    for name, symbol in symbols.items():
+        if name in fixed or symbol not in side.free_symbols:
+            continue
+        rest = {s: at_base[s.name] for s in side.free_symbols if s is not symbol and
+                s.name in at_base}
+        expr = side.subs(rest)
+        if expr.free_symbols != {symbol} or not expr.is_polynomial(symbol):
+            continue
+        try:
+            poly = sympy.Poly(expr, symbol)
+            if poly.degree() > max_degree:
+                continue
+            roots = poly.nroots()
+        except (sympy.PolynomialError, sympy.polys.polyerrors.PolynomialError,
+                TypeError, ValueError):
+            continue
+        for root in roots:
+            if not root.is_real:
+                continue
+            r = float(root)
+            for shift in (-1e-3, 1e-3):
+                yield name, r + shift * max(1.0, abs(r))
+
+
+def boundary_points(f, gradient, primal, wrt_names, differences, base):
+    """``_boundary_points`` as point tuples in ``primal.param_names`` order, finite ones only,
+    without repeats."""
+    names = primal.param_names
+    points = []
+    for name, value in _boundary_points(wrt_names, differences, base, names):
+        point = tuple(value if n == name else b for n, b in zip(names, base))
+        if point not in points and _finite_at(f, gradient, primal, point):
+            points.append(point)
+    return points
+
+
+def _finite_at(f, gradient, primal, point):
+    """Whether ``f`` and symgrad's gradient give finite numbers at ``point``."""
+    try:
+        values = [_call(f, primal, point), *_as_tuple(_call(gradient, primal, point))]
+    except _FAILURES:
+        return False
+    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
 
 
 def evaluate(program, point, digits=DIGITS):

@@ -287,8 +287,52 @@ def test_a_defaulted_parameter_not_in_wrt_keeps_its_default_in_random_points():
     assert len(report.points) == 10 and report.verdict == "equal"
     # named in wrt, it is drawn like any parameter
     report = symgrad.check_grad(power_of, both_partials, wrt=("x", "n"), points=5)
-    assert len({n for _, n in report.points}) == 5
+    assert len({n for _, n in report.points[:5]}) == 5  # (then points beside x = 0, a branch)
     assert report.verdict == "equal"
+
+
+def cubic_exp(x):
+    return x ** 3 + math.exp(x)
+
+
+def dcubic_exp_wrong_above_3(x):
+    if x > 3.0:
+        return 3.0 * x * x  # exp(x) left out, on a branch no point in [-2, 2] reaches
+    return 3.0 * x * x + math.exp(x)
+
+
+def huber_sum(x, y):
+    r = x - 2.5 * y
+    return 0.5 * r * r if abs(r) < 3.0 else 3.0 * abs(r) - 4.5
+
+
+def dhuber_sum_one_side(x, y):
+    r = x - 2.5 * y
+    if r < 3.0:  # wrong for r < -3 (the slope there is -3), right elsewhere
+        return r, -2.5 * r
+    return 3.0, -7.5
+
+
+def dhuber_sum(x, y):
+    r = x - 2.5 * y
+    if abs(r) < 3.0:
+        return r, -2.5 * r
+    s = 3.0 if r > 0 else -3.0
+    return s, -2.5 * s
+
+
+def test_random_points_reach_both_sides_of_every_branch_of_the_difference():
+    # newcomer trial: 10 points in [-2, 2] never reach x > 3, and the verdict was "equal"
+    report = symgrad.check_grad(cubic_exp, dcubic_exp_wrong_above_3)
+    assert report.verdict == "different"
+    (x,) = report.worst_point
+    assert x == pytest.approx(3.003)
+    assert report.expected == pytest.approx(3 * x * x + math.exp(x), rel=1e-15)  # symgrad's
+    assert report.got == pytest.approx(3 * x * x, rel=1e-15)  # df's
+    # two parameters: the boundary r = -3 found by moving x (y at the first random point)
+    assert symgrad.check_grad(huber_sum, dhuber_sum_one_side).verdict == "different"
+    right = symgrad.check_grad(huber_sum, dhuber_sum)
+    assert right.verdict == "equal" and len(right.points) > 10
 
 
 def both_partials(x, n=3):
