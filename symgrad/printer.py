@@ -40,6 +40,11 @@ _WRITTEN_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.
 _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
 LONG_SUM = 40
 """Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
+TORCH_POLYGAMMA, TORCH_TRIGAMMA = "torch.special.polygamma", "torch.special.zeta"
+"""``polygamma(1, x)`` (``digamma``'s derivative) prints on torch as the Hurwitz zeta
+``torch.special.zeta(2.0, x)``, the same function: torch's own ``polygamma(1, x)`` is a short
+series, 5e-10 relative in float64 (4.3e-10 at 1.657, against mpmath) and finite at the poles
+``0, -1, -2 ...`` (6.6e32 at -1.0; SciPy: inf), where its zeta is as SciPy's (1e-15, inf)."""
 
 
 class Printer:
@@ -291,6 +296,8 @@ class Printer:
                 return self.node(args[0])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
             return self.extrema(printed, args)
+        if printed == TORCH_POLYGAMMA and args[0] == 1:  # torch's trigamma: 5e-10 relative
+            return self.named_call(TORCH_TRIGAMMA, [ast.Constant(2.0), self.node(args[1])])
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
                                          for k, a in enumerate(args)])

@@ -44,7 +44,8 @@ UNARY = [
 ]
 if importlib.util.find_spec("scipy") is not None:
     UNARY += ["scipy.special.expit({})", "scipy.special.logsumexp({0}, axis=1, keepdims=True) - {0}",
-              "scipy.special.erf({}) * v"]
+              "scipy.special.erf({}) * v", "scipy.special.digamma(1.5 + ({}) ** 2)",
+              "scipy.special.gammaln(1.5 + ({}) ** 2)"]  # torch: digamma's derivative (seed 13)
 BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({}) ** 2)",
           "np.maximum({}, {})", "np.minimum(({0}) * ({1}) * v, ({0}) * (({1}) * v))",
           "np.maximum(({0}) * v * ({1}), ({1}) * 0.5)"]
