@@ -251,7 +251,13 @@ def _expand_print(printer, node):
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)]
     subscript = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-    return ast.Subscript(printer.node(node.inputs[0]), subscript, ast.Load())
+    value = printer.node(node.inputs[0])
+    if isinstance(value, ast.Constant):  # a number has no [None]: np.expand_dims(2.0, 0)
+        axis = ast.Tuple([ast.Constant(k) for k in axes], ast.Load()) if len(axes) > 1 else \
+            ast.Constant(axes[0])
+        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "expand_dims", ast.Load()),
+                        [value, axis], [])
+    return ast.Subscript(value, subscript, ast.Load())
 
 
 def _read_expand_dims(ctx, a, axis=REQUIRED):

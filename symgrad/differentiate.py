@@ -421,6 +421,8 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         # is a result, named d<out>_d<wrt> by emit, so it gets no line of its own here
         perturbed_here = a.expr in wanted or (
             a.expr.is_Add and not wanted.isdisjoint(a.expr.args))
+        if not perturbed_here:
+            total = _where_moving(a.expr, total)
         if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
@@ -429,6 +431,17 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         every = _names_back(a)
         push(a.expr, total, every, every if holds_its_value(a) else {})
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]
+
+
+def _where_moving(expr, total):
+    """The adjoint ``total`` of a target whose expression is a ``Piecewise``, 0 in the branches
+    that are constants: no partial of the expression is non-zero there, and ``total`` may be
+    undefined there (``c = 0.0 if a < u else t; math.sqrt(c)`` at a < u: ``0.5 / sqrt(c)`` raised
+    ZeroDivisionError where the derivative, of the constant branch, is 0)."""
+    if not isinstance(expr, sympy.Piecewise) or total.is_Number or \
+            all(active_symbols(e) for e, _ in expr.args):
+        return total
+    return sympy.Piecewise(*[(total if active_symbols(e) else S.Zero, c) for e, c in expr.args])
 
 
 def _names_back(assignment):

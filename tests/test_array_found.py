@@ -427,3 +427,22 @@ def test_special_rows_give_numpys_numbers_on_jax_and_torch(backend, x64):
         for g, w in zip(got if len(wrt) > 1 else (got,), want if len(wrt) > 1 else (want,)):
             assert _numbers(g).dtype == np.float64
             np.testing.assert_allclose(_numbers(g), w, rtol=1e-12, atol=1e-14, err_msg=f.__name__)
+
+
+EXPANDED_NUMBER = '''import numpy as np
+
+
+def f(X):
+    return np.einsum('i,i->', X, (np.expand_dims(2.0, 0) * X[::-1]))
+'''
+
+
+def test_expand_dims_of_a_number():
+    """``np.expand_dims(2.0, 0)`` printed as ``(2.0)[None]`` in the numpy gradient (TypeError:
+    'float' object is not subscriptable; array fuzzer seed 51, program 1922). f = 2 sum X_i
+    X_(n-1-i), so df/dX = 4 X[::-1]."""
+    module = load_module(DIRECTORY, EXPANDED_NUMBER, "expanded_number")
+    X = np.array([0.5, -0.25, 1.5, 0.75])
+    got = symgrad.grad(module.f, shapes={"X": ("n",)})(X)
+    assert np.array_equal(got, 4 * X[::-1])
+    assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)

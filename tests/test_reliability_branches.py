@@ -169,3 +169,22 @@ def test_a_min_of_a_min_keeps_every_value(tmp_path, strategy):
     for point in ((-2.4, -0.8, -1.31), (0.3, 0.001, 5.0), (0.001, 0.001, 5.0), (1.2, -0.6, 0.2),
                   (-0.2, 2.0, -1.7), (0.5, 0.5, -0.5)):
         assert g(*point) == pytest.approx(_reference(NESTED_MIN, point), rel=1e-15), point
+
+
+CONSTANT_BRANCH = """def f(u, t, z):
+    a = -0.5
+    b, c = (z, 0.0 if a < u else t)
+    return math.sqrt(c)
+"""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_adjoint_of_a_constant_branch_is_not_evaluated(tmp_path, strategy):
+    """Where the branch taken is the constant 0.0, sqrt(c) does not move: the gradient is 0 (jax.grad
+    on the same Python code: c is the float 0.0). The reverse strategy computed the adjoint
+    ``0.5 / sqrt(c)`` before the branch and raised ZeroDivisionError (scalar fuzzer); on the other
+    branch the derivative is 1 / (2 sqrt(t))."""
+    g = symgrad.value_and_grad(_module(tmp_path, CONSTANT_BRANCH), wrt=("u", "t", "z"),
+                               strategy=strategy)
+    assert g(1.3, -2.35, 1.51) == (0.0, (0.0, 0.0, 0.0))
+    assert g(-1.0, 4.0, 1.0) == (2.0, (0.0, 0.25, 0.0))
