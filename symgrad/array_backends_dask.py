@@ -24,7 +24,7 @@ import ast
 import sympy
 
 from .array_indexing import (_advanced, _index_print, distinct, index_adjoint_statements,
-                             index_item_ast, spec_ast)
+                             index_item_ast, indexed_shape, spec_ast, together)
 from .array_nodes import _call, dims_ast, int_ast
 from .errors import OptionError
 from .program import fresh_name
@@ -88,11 +88,32 @@ def gather(printer, node):
     spec = node.params
     _check_indices(printer, spec)
     if not pointwise(spec):
-        return _index_print(printer, node)
+        return _index_print(printer, node) if together(spec) else _in_two_steps(printer, node)
     marker = ast.Call(ast.Name("__pointwise_gather__", ast.Load()), [], [])
     marker.symgrad_statements = lambda target, names: _vindexed(printer, target, node, names)
     marker.symgrad_takes_names = True
     return marker
+
+
+def _in_two_steps(printer, node):
+    """``x[0, :, INDEX]`` (an int and an index array not next to each other: NumPy puts the
+    array's axis first, Dask where it stands, its values transposed) as ``np.moveaxis(x[0, :,
+    :][:, INDEX], 1, 0)``: the ints and slices, then the index array alone, which both libraries
+    keep where it stands, moved first as NumPy does."""
+    full = ("slice", None, None, None)
+
+    def trimmed(items):
+        items = list(items)
+        while items and items[-1] == full:
+            items.pop()
+        return tuple(items) or (full,)
+    spec = node.params
+    basic = trimmed(full if item[0] == "array" else item for item in spec)
+    rest = [full if item[0] == "slice" else item for item in spec if item[0] != "int"]
+    at = next(k for k, item in enumerate(rest) if item[0] == "array")
+    picked = ast.Subscript(ast.Subscript(printer.node(node.inputs[0]), spec_ast(basic),
+                                         ast.Load()), spec_ast(trimmed(rest)), ast.Load())
+    return _call(printer, "np.moveaxis", [picked, ast.Constant(at), ast.Constant(0)])
 
 
 def _vindexed(printer, target, node, names):
@@ -148,7 +169,7 @@ def _scatter(printer, target, shape, spec, value, names, stretched):
         return bincount_statements(printer, target, shape, spec, value, names, stretched,
                                    whole=True)
     if not arrays or distinct(spec, printer.constants) and not pointwise(spec):
-        return None
+        return _stored(printer, target, shape, spec, value, stretched)
     return bincount_statements(printer, target, shape, spec, value, names, stretched,
                                once=distinct(spec, printer.constants))
 
@@ -190,8 +211,52 @@ def _one_hot(printer, target, shape, spec, value, names):
         # array (the buffer may be a NumPy one, which cannot take a Dask value in place)
         return [ast.Assign([ast.Name(target, ast.Store())], ast.BinOp(name, ast.Add(), added),
                            lineno=None)]
-    return [ast.AugAssign(ast.Subscript(name, spec_ast(tuple(kept)), ast.Store()), ast.Add(),
-                          added)]
+    return _stored(printer, target, shape, tuple(kept), added) or [ast.AugAssign(
+        ast.Subscript(name, spec_ast(tuple(kept)), ast.Store()), ast.Add(), added)]
+
+
+def _mixed(spec):
+    """Whether Dask's ``__setitem__`` (2026.8) stores ``z[spec] += v`` wrongly: an int index
+    with a slice of negative step (``z[0, ::-1] = v``: an ``IndexError``; ``z[0, ::-2, 1:] = v``
+    puts ``v`` in the wrong places), or with an index array (``z[1, INDEX] = v``: a
+    ``TypeError``). Its stores of slices and one index array alone are NumPy's."""
+    return any(item[0] == "int" for item in spec) and any(
+        item[0] == "array" or item[0] == "slice" and item[3] is not None and item[3] < 0
+        for item in spec)
+
+
+def _stored(printer, target, shape, spec, value, stretched=False):
+    """``target[spec] += value`` for a spec ``_mixed`` finds, else None (NumPy's form runs): each
+    int a slice of one element (``z[0:1, ::-1]``, ``z[-1:, INDEX]``), the value given that axis
+    (``np.expand_dims``), after its index array's axis is moved from the front, where NumPy puts
+    it when the int and the array are not next to each other (``x[0, :, INDEX]``), to where it
+    stands. A number is stored as it is (it broadcasts)."""
+    if not _mixed(spec):
+        return None
+    kept, ints, array_at, out = [], [], None, 0
+    for item in spec:
+        if item[0] == "int":
+            k = item[1]
+            last = not isinstance(k, sympy.Basic) and k == -1
+            kept.append(("slice", k, None if last else k + 1, None))
+            ints.append(out)
+        else:
+            kept.append(item)
+            if item[0] == "array":
+                array_at = out - len(ints)
+        out += 1
+    if not isinstance(value, ast.Constant):
+        if stretched:
+            value = _call(printer, "np.broadcast_to", [value, dims_ast(indexed_shape(shape,
+                                                                                   spec))])
+        if array_at and not together(spec):
+            value = _call(printer, "np.moveaxis", [value, ast.Constant(0),
+                                                   ast.Constant(array_at)])
+        value = _call(printer, "np.expand_dims", [value, ast.Constant(ints[0]) if len(ints) == 1
+                                                  else ast.Tuple([ast.Constant(k) for k in ints],
+                                                                 ast.Load())])
+    return [ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(tuple(kept)),
+                                        ast.Store()), ast.Add(), value)]
 
 
 def product_ast(dims):

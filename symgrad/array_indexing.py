@@ -70,21 +70,32 @@ def _advanced(spec):
 
 
 def _index_shape(node, shapes, _):
-    """NumPy's rule: an int (or a call-time index ``("at", i)``) drops its axis, a slice keeps it
-    shortened; the index arrays (all of one shape) put their shape where they stand when they are
-    next to each other, else first."""
-    shape, spec = list(shapes[0]), node.params
+    return indexed_shape(shapes[0], node.params)
+
+
+def together(spec):
+    """Whether NumPy keeps the index arrays' axes of ``x[spec]`` where they stand: its advanced
+    indices (``_advanced``) are next to each other (or there are none); else they go first."""
     advanced = _advanced(spec)
-    together = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+    return advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+
+
+def indexed_shape(shape, spec):
+    """The shape of ``x[spec]`` for ``x`` of ``shape``, NumPy's rule: an int (or a call-time index
+    ``("at", i)``) drops its axis, a slice keeps it shortened; the index arrays (all of one shape)
+    put their shape where they stand when they are next to each other, else first."""
+    shape = list(shape)
+    advanced = _advanced(spec)
+    together_ = together(spec)
     indexed = next((tuple(sympy.sympify(k) for k in item[2]) for item in spec
                     if item[0] == "array"), ())
     out = []
     for axis, item in enumerate(spec):
         if item[0] == "slice":
             out.append(slice_length(shape[axis], *item[1:]))
-        elif axis in advanced and axis == advanced[0] and together:
+        elif axis in advanced and axis == advanced[0] and together_:
             out.extend(indexed)
-    if not together:
+    if not together_:
         out = list(indexed) + out
     return tuple(out) + tuple(shape[len(spec):])
 

@@ -83,13 +83,29 @@ def _split_statement(text):
         return "raise ", text[len("raise "):]
     if text.startswith("return "):
         head, expression = "return ", text[len("return "):]
-    elif " = " in text and text.split(" = ", 1)[0].isidentifier():
-        head, expression = text.split(" = ", 1)[0] + " = ", text.split(" = ", 1)[1]
+    elif _assigned(text) is not None:
+        cut = _assigned(text)
+        head, expression = text[:cut], text[cut:]
     else:
         return text, None
     if not (expression.startswith("(") and _closing(expression, 0) == len(expression) - 1):
         expression = f"({expression})"
     return head, expression
+
+
+def _assigned(text):
+    """Where the value starts in ``name = value``, ``name += value`` or ``name[index] = value``
+    (``+=``, ``-=`` ...: a store into a buffer), or None for another statement."""
+    name = re.match(r"[A-Za-z_]\w*", text)
+    if name is None:
+        return None
+    end = name.end()
+    if text[end:end + 1] == "[":
+        end = _closing(text, end) + 1
+        if end == 0:
+            return None
+    operator = re.match(r" (=|[-+*/@]=) ", text[end:])
+    return end + operator.end() if operator else None
 
 
 def _closing(text, opening):

@@ -1,0 +1,79 @@
+"""Stores Dask's ``__setitem__`` gets wrong, and reads its ``__getitem__`` gets wrong, in the lazy
+specialisation (the numpy gradient called with Dask arrays): an int index with a slice of
+negative step (``z[0, ::-1] = g`` raised ``IndexError``; ``z[1, ::-2, 1:] = g`` stored ``g`` in
+the wrong places, no error) or with an index array (``z[2, INDEX] = g``: ``TypeError``), and the
+read ``x[0, :, INDEX]`` (Dask puts the index array's axis where it stands, NumPy first). Each
+gradient is held against the sum by hand (``2 c x`` where ``c x[spec] ** 2`` picks) and computed
+from Dask arrays of several chunks under a scheduler that refuses to compute inside the gradient.
+Skipped, with the reason, when Dask is not installed (``pip install -e '.[dask]'``).
+"""
+import numpy as np
+import pytest
+
+import symgrad
+from symgrad import stop_gradient
+
+da = pytest.importorskip("dask.array", reason="dask is not installed: pip install -e '.[dask]'")
+import dask  # noqa: E402 - after the skip
+
+INDEX = np.array([2, 0])
+SHAPE = (5, 6, 3)  # n, d, k: 3 x 3 x 2 chunks of 2
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("the gradient computed a Dask value inside")
+
+
+def reversed_rows(v):
+    return (np.sum(v[0, ::-1] ** 2) + 2.0 * np.sum(v[1, ::-2, 1:] ** 2)
+            + 3.0 * np.sum(v[-1, ::-1, -1] ** 2) + 4.0 * np.sum(v[v.shape[0] // 2, 4:0:-3] ** 2))
+
+
+def index_beside_int(v):
+    return np.sum(v[2, INDEX] ** 2) + 2.0 * np.sum(v[0, :, INDEX] ** 2) \
+        + 3.0 * np.sum(v[3, ::-1, INDEX] ** 2)
+
+
+def picked_reversed(v):
+    return np.sum(v[np.argmax(stop_gradient(v[:, 0, 0])), 1, ::-1] ** 2)
+
+
+def by_hand(v, terms):
+    """The gradient of sum_j c_j sum(v[spec_j] ** 2): 2 c_j v where each spec picks."""
+    want = np.zeros_like(v)
+    for c, spec in terms:
+        want[spec] += 2.0 * c * v[spec]
+    return want
+
+
+CASES = {
+    reversed_rows: lambda v: [(1.0, (0, slice(None, None, -1))),
+                              (2.0, (1, slice(None, None, -2), slice(1, None))),
+                              (3.0, (-1, slice(None, None, -1), -1)),
+                              (4.0, (v.shape[0] // 2, slice(4, 0, -3)))],
+    index_beside_int: lambda v: [(1.0, (2, INDEX)), (2.0, (0, slice(None), INDEX)),
+                                 (3.0, (3, slice(None, None, -1), INDEX))],
+    picked_reversed: lambda v: [(1.0, (int(np.argmax(v[:, 0, 0])), 1, slice(None, None, -1)))],
+}
+
+
+@pytest.mark.parametrize("f", list(CASES), ids=[f.__name__ for f in CASES])
+def test_an_int_beside_a_reversed_slice_or_an_index_array_stores_as_numpy_on_dask(f):
+    g = symgrad.grad(f, wrt="v", shapes={"v": ("n", "d", "k")})
+    v = np.random.default_rng(3).standard_normal(SHAPE)
+    want = by_hand(v, CASES[f](v))
+    np.testing.assert_allclose(g(v), want, rtol=1e-14, atol=0)
+    dv = da.from_array(v, chunks=2)
+    with dask.config.set(scheduler=refuse):
+        got = g(dv)
+    assert isinstance(got, da.Array)
+    np.testing.assert_allclose(got.compute(), want, rtol=1e-14, atol=0)
+    lazy = g.specialisation("lazy")
+    np.testing.assert_allclose(lazy(v), want, rtol=1e-14, atol=0)  # and on NumPy arguments
+
+
+def test_the_numpy_code_keeps_numpy_s_store():
+    """Only the lazy code spells the store otherwise: the NumPy code is unchanged."""
+    g = symgrad.grad(reversed_rows, wrt="v", shapes={"v": ("n", "d", "k")})
+    assert "_dv[0, ::-1] +=" in g.source and "expand_dims" not in g.source
+    assert "[0:1, ::-1] += np.expand_dims(" in g.specialisation("lazy").source
