@@ -155,11 +155,16 @@ def _einsum(printer, node):
 
 
 def _expand(printer, node):
-    """``g[None, ...]``: a new axis by indexing, every other axis covered by ``...``."""
+    """``g[None, ...]``: a new axis by indexing, every other axis covered by ``...``; a number
+    first becomes a 0-d array of the reference parameter's dtype (``(2.0)[None, ...]`` raised
+    TypeError)."""
     (axes,) = node.params
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)] + [ast.Constant(Ellipsis)]
-    return ast.Subscript(printer.node(node.inputs[0]), ast.Tuple(items, ast.Load()), ast.Load())
+    value = printer.node(node.inputs[0])
+    if isinstance(value, ast.Constant):
+        value = printer.new_array(value)
+    return ast.Subscript(value, ast.Tuple(items, ast.Load()), ast.Load())
 
 
 def _jax_matmul(printer, node):

@@ -252,11 +252,8 @@ def _expand_print(printer, node):
              for k in range(max(axes) + 1)]
     subscript = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
     value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):  # a number has no [None]: np.expand_dims(2.0, 0)
-        axis = ast.Tuple([ast.Constant(k) for k in axes], ast.Load()) if len(axes) > 1 else \
-            ast.Constant(axes[0])
-        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "expand_dims", ast.Load()),
-                        [value, axis], [])
+    if isinstance(value, ast.Constant):  # a number has no [None]: a 0-d array of the
+        value = printer.new_array(value)  # reference dtype first, np.full((), 2.0)[None]
     return ast.Subscript(value, subscript, ast.Load())
 
 

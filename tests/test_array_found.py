@@ -434,15 +434,27 @@ EXPANDED_NUMBER = '''import numpy as np
 
 def f(X):
     return np.einsum('i,i->', X, (np.expand_dims(2.0, 0) * X[::-1]))
+
+
+def g(X):
+    return np.sum(np.expand_dims(2.0, 0) * X)
 '''
 
 
-def test_expand_dims_of_a_number():
-    """``np.expand_dims(2.0, 0)`` printed as ``(2.0)[None]`` in the numpy gradient (TypeError:
-    'float' object is not subscriptable; array fuzzer seed 51, program 1922). f = 2 sum X_i
-    X_(n-1-i), so df/dX = 4 X[::-1]."""
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_expand_dims_of_a_number(backend, x64):
+    """``np.expand_dims(2.0, 0)`` printed as ``(2.0)[None]`` (TypeError: 'float' object is not
+    subscriptable; array fuzzer seed 51, program 1922), on the other backends too; it is a 0-d
+    array of the data's dtype first. f = 2 sum X_i X_(n-1-i), so df/dX = 4 X[::-1]; dg/dX = 2."""
     module = load_module(DIRECTORY, EXPANDED_NUMBER, "expanded_number")
     X = np.array([0.5, -0.25, 1.5, 0.75])
-    got = symgrad.grad(module.f, shapes={"X": ("n",)})(X)
-    assert np.array_equal(got, 4 * X[::-1])
-    assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)
+    convert = {"numpy": np.asarray, "jax": lambda a: __import__("jax").numpy.asarray(a),
+               "torch": lambda a: __import__("torch").from_numpy(a),
+               "array_api": np.asarray}[backend]
+    if backend != "array_api":  # (the Array API has no einsum: refused)
+        got = _numbers(symgrad.grad(module.f, shapes={"X": ("n",)}, backend=backend)(
+            convert(X)))
+        assert got.dtype == np.float64 and np.array_equal(got, 4 * X[::-1])
+        assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)
+    got = _numbers(symgrad.grad(module.g, shapes={"X": ("n",)}, backend=backend)(convert(X)))
+    assert got.dtype == np.float64 and np.array_equal(got, np.full(4, 2.0))
