@@ -165,25 +165,24 @@ def _boundary_points(wrt_names, differences, base, names, max_degree=4):
     (``Piecewise((exp(x), x > 3), (0, True))``: x = 3 -/+ 0.001, where no point in [-2, 2] goes):
     for each comparison and each parameter it names, the real roots in that parameter of its
     ``lhs - rhs`` with the other parameters at ``base`` (a polynomial of degree <= 4 after that
-    substitution; others are skipped), each moved by 0.001 * max(1, |root|) either way. Only
-    points where ``f`` and the gradient give finite numbers are kept; only parameters in ``wrt``
-    move, the others keep their value from ``base`` (a build-time bound, a hyperparameter)."""
+    substitution; others are skipped), each moved by 0.001 * max(1, |root|) either way, as
+    (name, value) pairs. Only parameters in ``wrt`` move, the others keep their value from
+    ``base`` (a build-time bound, a hyperparameter)."""
     fixed = set(names) - set(wrt_names)
     at_base = dict(zip(names, base))
-    symbols = {}
     for d in differences:
         if d is None:
             continue
         for rel in sympy.Tuple(d).atoms(sympy.core.relational.Relational):
             side = _unstop(rel.lhs - rel.rhs).replace(  # Value(x) - 3: x - 3
                 lambda e: isinstance(e, (Value, FirstArgument)), lambda e: e.args[0])
-            symbols.update((s.name, s) for s in side.free_symbols if s.name in at_base)
+            symbols = {s.name: s for s in side.free_symbols if s.name in at_base}
             yield from _roots(side, symbols, at_base, fixed, max_degree)
 
 
 def _roots(side, symbols, at_base, fixed, max_degree):
     for name, symbol in symbols.items():
-        if name in fixed or symbol not in side.free_symbols:
+        if name in fixed:
             continue
         rest = {s: at_base[s.name] for s in side.free_symbols if s is not symbol and
                 s.name in at_base}
@@ -195,8 +194,7 @@ def _roots(side, symbols, at_base, fixed, max_degree):
             if poly.degree() > max_degree:
                 continue
             roots = poly.nroots()
-        except (sympy.PolynomialError, sympy.polys.polyerrors.PolynomialError,
-                TypeError, ValueError):
+        except (sympy.PolynomialError, TypeError, ValueError):
             continue
         for root in roots:
             if not root.is_real:
