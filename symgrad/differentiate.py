@@ -24,6 +24,7 @@ from .program import (Assignment, Program, active_symbols, fresh_name, real_symb
 from .functions import StopGradient, Undefined, Value
 from .imaginary import real_partial
 from .realpower import RealPower, differentiable, slope, weighted
+from .still import guarded, still_regions
 from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, rebuilt, repeated, rule_for_class
 from .written import AsWritten, compares, holds_its_value, names_back
 
@@ -409,6 +410,7 @@ def _reverse(program, out, out_name, symbols, names, assignments):
                 adjoints.setdefault(s, []).append(weighted(seed, partial))
 
     values = {a.target: a.expr for a in program.bindings}  # for _vanishes
+    still = still_regions(program.bindings)
     push(out, S.One)
     for a in reversed(program.bindings):
         parts = adjoints.pop(a.target, None)
@@ -422,7 +424,7 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         perturbed_here = a.expr in wanted or (
             a.expr.is_Add and not wanted.isdisjoint(a.expr.args))
         if not perturbed_here:
-            total = _where_moving(a.expr, total)
+            total = guarded(a.expr, total, still)  # 0 where the target is a constant
         if not total.is_Atom and not perturbed_here:
             symbol = real_symbol(fresh_name(f"d{out_name}_d{a.target.name}", names))
             assignments.append(Assignment(symbol, total))
@@ -431,17 +433,6 @@ def _reverse(program, out, out_name, symbols, names, assignments):
         every = _names_back(a)
         push(a.expr, total, every, every if holds_its_value(a) else {})
     return [sympy.Add(*adjoints.get(s, [])) for s in symbols]
-
-
-def _where_moving(expr, total):
-    """The adjoint ``total`` of a target whose expression is a ``Piecewise``, 0 in the branches
-    that are constants: no partial of the expression is non-zero there, and ``total`` may be
-    undefined there (``c = 0.0 if a < u else t; math.sqrt(c)`` at a < u: ``0.5 / sqrt(c)`` raised
-    ZeroDivisionError where the derivative, of the constant branch, is 0)."""
-    if not isinstance(expr, sympy.Piecewise) or total.is_Number or \
-            all(active_symbols(e) for e, _ in expr.args):
-        return total
-    return sympy.Piecewise(*[(total if active_symbols(e) else S.Zero, c) for e, c in expr.args])
 
 
 def _names_back(assignment):
