@@ -6,8 +6,9 @@ Not collected by pytest; run by hand from the repository:
 
 Each program (``tests/program_gen.py``, the grammar the property test ``tests/test_properties.py``
 draws from) is written to a module file, its gradient built under ``strategy="auto"`` (always),
-``"symbolic"`` and ``"reverse"`` (each for about a third of the programs), and, for a quarter of
-them, ``value_and_grad``; each is compared at 3 points with the central difference of
+``"symbolic"`` and ``"reverse"`` (each for about a third of the programs; ``--strategies reverse``
+builds every program under the strategies named instead), and, for a quarter of them,
+``value_and_grad`` (under ``auto``); each is compared at 3 points with the central difference of
 ``tests/program_ref.py`` (``tests/program_check.py`` says what each failure kind means). Prints the
 figures, then minimised reproducers per failure kind (and bug pattern, for a focused program)
 (source, strategy, point, expected, got).
@@ -60,6 +61,9 @@ def run_job(job, options):
         points = program_gen.random_points(chooser, prog, 3)
         strategies = ("auto",) + tuple(s for s in ("symbolic", "reverse") if chooser.chance(0.33))
         value_and_grad = chooser.chance(0.25)
+        if options.strategies:  # (drawn all the same: the same programs as without the option)
+            strategies = tuple(options.strategies)
+            value_and_grad = value_and_grad and "auto" in strategies
         if options.replay:
             strategies, value_and_grad = ("auto", "symbolic", "reverse"), True
         try:
@@ -118,6 +122,9 @@ def main(argv=None):
     parser.add_argument("--focus", nargs="+", choices=program_gen.PATTERNS, metavar="PATTERN",
                         help="only small programs built around these patterns "
                              "(program_gen.focused)")
+    parser.add_argument("--strategies", nargs="+", choices=("auto", "symbolic", "reverse"),
+                        help="build every program under these strategies (default: auto, and "
+                             "symbolic and reverse each for about a third of the programs)")
     parser.add_argument("--replay", nargs="+", metavar="NAME",
                         help="check only these programs (names as printed: SEED-JOB-N), under "
                              "every strategy")
