@@ -9,7 +9,8 @@ __version__ = "0.1.0"
 
 from .api import clear_cache, grad, hessian, jacobian, value_and_grad, vjp  # noqa: E402
 from .errors import (CacheWarning, OptionError, OutputShapeError,  # noqa: E402
-                     SourceUnavailableError, SymgradError, UnsupportedSyntaxError)
+                     SourceUnavailableError, StaleGradientError, SymgradError,
+                     UnsupportedSyntaxError)
 from .export import export, latex  # noqa: E402
 from .function import GradientFunction  # noqa: E402
 from .stop import stop_gradient  # noqa: E402
@@ -26,7 +27,8 @@ def __getattr__(name):
 
 __all__ = [
     "CacheWarning", "GradientCheck", "GradientFunction", "OptionError", "OutputShapeError",
-    "SourceUnavailableError", "SymgradError", "UnsupportedSyntaxError", "assert_grad",
+    "SourceUnavailableError", "StaleGradientError", "SymgradError", "UnsupportedSyntaxError",
+    "assert_grad",
     "check_grad", "clear_cache", "export", "grad", "hessian", "jacobian", "latex",
     "stop_gradient", "value_and_grad", "vjp", "__version__",
 ]

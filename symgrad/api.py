@@ -216,8 +216,8 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
     key = (kind, _freeze(wrt), stop_gradients, unconnected, backend, strategy,
            _freeze_shapes(shapes))
     cached = _CACHE.get(f, key)
-    if cached is not None:
-        return cached
+    if cached is not None and cached._stale() is None:
+        return cached  # else a name it read changed: build again (the new build replaces it)
     options = dict(wrt=wrt, stop_gradients=stop_gradients, unconnected=unconnected,
                    backend=backend, strategy=strategy)
     if backend is not None:  # before the disk cache, whose entry would not compile
@@ -227,7 +227,8 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
         if cache else None
     stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
     if stored is not None:
-        return _CACHE.put(f, key, stored)
+        return _CACHE.put(f, key, stored._watching(
+            dependencies.Watch.of_described(entry.described, f) | _watch_of(f)))
     from .differentiate import STRATEGIES
     if strategy not in STRATEGIES:
         raise OptionError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
@@ -255,7 +256,16 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
                                               program)
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
-    return _CACHE.put(f, key, built)
+    return _CACHE.put(f, key, built._watching(dependencies.Watch.of_record(read) | _watch_of(f)))
+
+
+def _watch_of(f):
+    """What a derivative of ``f`` watches besides its own build's reads: ``f``'s watch when ``f``
+    is a gradient (its program holds the values its build read)."""
+    watch = getattr(f, "_watch", None) if isinstance(f, GradientFunction) else None
+    if isinstance(f, ArrayGradientFunction):
+        watch = f.specialisations.watch
+    return watch or dependencies.Watch()
 
 
 def _names(stop_gradients):
@@ -308,9 +318,10 @@ def clear_cache():
     """Forget every built gradient, in memory and on disk (the entries of the disk cache folder).
 
     Module and closure constants are read when a gradient is built (as JAX traces once per
-    shape), and a gradient built in this process is kept in memory as long as its function lives;
-    after changing a constant, call this, or build with other options. (The disk cache checks the
-    constants it recorded, so a later process never gets a gradient of other values.)
+    shape), and a gradient built in this process is kept in memory as long as its function lives
+    and every name it read gives the same value (a call after such a name changed raises
+    ``StaleGradientError``; building again reads it anew). The disk cache checks the constants it
+    recorded too, so a later process never gets a gradient of other values.
     """
     _CACHE.clear()
     diskcache.clear()

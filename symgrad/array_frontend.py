@@ -19,7 +19,7 @@ import ast
 import numpy as np
 import sympy
 
-from . import argument_refusals, arrays
+from . import argument_refusals, arrays, dependencies
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
@@ -204,10 +204,12 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
             if not isinstance(base, _Py):
                 return self.attribute(self.as_computed(base, node.value, frame), node, frame)
             try:
-                return self.python(getattr(base.obj, node.attr), node, frame)
+                obj = getattr(base.obj, node.attr)
             except AttributeError:
                 return self.fail(node, frame, f"`{dotted(node)}` does not exist",
                                  "check the spelling")
+            dependencies.attribute_read(base.obj, node.attr, obj)  # the disk cache, a Watch
+            return self.python(obj, node, frame)
         if isinstance(node, ast.Subscript):
             if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
                 self.fail(node, frame, *argument_refusals.string_key(node, frame))  # p["w"]

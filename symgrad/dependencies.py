@@ -17,11 +17,18 @@ into plain JSON data:
 
 ``unchanged(described, primal)`` re-resolves every recorded path from the current function objects
 and compares: the generated code depends on nothing else the frontend reads, so equal descriptions
-mean the same generated code. This module imports neither SymPy nor NumPy.
+mean the same generated code.
+
+``Watch`` keeps, of one build, the names that a program can rebind while the gradient lives (a
+module constant, a closure variable, a helper function, an attribute of a config object) with the
+object each gave; ``changed()`` tells which now gives another value. This module imports neither
+SymPy nor NumPy.
 """
 import builtins
 import contextlib
+import functools
 import linecache
+import sys
 import threading
 import types
 
@@ -276,4 +283,135 @@ def unchanged(described, primal):
     try:
         return _Checker(described).function(primal, 0)
     except Exception:  # noqa: BLE001 - a malformed description is a miss, never a hit
+        return False
+
+
+# --- watching the names a built gradient read ---------------------------------------------------
+_MISSING = object()
+
+
+_LIBRARIES = frozenset(sys.stdlib_module_names) | {
+    "numpy", "scipy", "jax", "torch", "tensorflow", "sympy", "mpmath", "symgrad"}
+"""Top-level modules whose attributes (``math.pi``, ``np.float64``) no program rebinds."""
+
+
+def _watched(value, root):
+    """Whether a value read by a build is one a program may rebind while its gradient lives: not a
+    module, a builtin function, a NumPy ufunc or a class (what resolves calls to known functions),
+    nor an attribute of a library module (``root``: the value the path starts from)."""
+    if isinstance(root, types.ModuleType) and root.__name__.split(".")[0] in _LIBRARIES:
+        return False
+    return not (isinstance(value, (types.ModuleType, type, types.BuiltinFunctionType))
+                or type(value).__name__ == "ufunc")
+
+
+def _current(place, root, attributes):
+    """The value ``root.attributes`` gives now in ``place`` (a closure cell, or a function's
+    module globals, falling back to the builtins as Python does), or ``_MISSING``."""
+    try:
+        if isinstance(place, types.CellType):
+            value = place.cell_contents
+        else:
+            value = place.get(root, _MISSING)
+            if value is _MISSING:
+                value = getattr(builtins, root, _MISSING)
+        for attribute in attributes:
+            value = getattr(value, attribute)
+    except Exception:  # noqa: BLE001 - an emptied cell, a deleted attribute: it changed
+        return _MISSING
+    return value
+
+
+class Watch:
+    """The rebindable names one build read, each with the object it gave then.
+
+    ``changed()`` is the first name that now gives another value (the dotted path, e.g. ``"X"`` or
+    ``"params.K"``), or None. An object that is not the one read but equal to it (a constant
+    assigned again, a notebook cell run again: equal numbers, tuples and lists item by item,
+    arrays of equal dtype, shape and bytes, a function of the same source) counts as unchanged,
+    and is watched from then on. Changes inside an object (an element of an array written in
+    place) are not seen: symgrad's own tests of equality would cost a hash of the data per call.
+    """
+
+    def __init__(self, entries=()):
+        self.entries = list(entries)  # [place, root, attributes, path, value]
+        self._fast = [(_getter(*entry[:3]), entry) for entry in self.entries]
+
+    @classmethod
+    def of_record(cls, record):
+        """The ``Watch`` of a ``Recording`` (the names its build read, in its functions' scopes)."""
+        entries, seen = [], set()
+        roots = {(owner, path): value for owner, path, value in record.reads if "." not in path}
+        for owner, path, value in record.reads:
+            root, *attributes = path.split(".")
+            if owner is None or (owner, path) in seen or not _watched(
+                    value, roots.get((owner, root)) if attributes else None):
+                continue
+            seen.add((owner, path))
+            function = record.functions[owner]
+            cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+            entries.append([cells.get(root, function.__globals__), root, attributes, path, value])
+        return cls(entries)
+
+    @classmethod
+    def of_described(cls, described, primal):
+        """The ``Watch`` of a build that ``describe`` described, ``primal`` and its helpers being
+        as described (``unchanged`` said so): each recorded name with the object it gives now."""
+        checker = _Checker(described)
+        if not described or not checker.function(primal, 0):
+            return cls()
+        record = Recording()
+        record.functions = [checker.bound[i] for i in range(len(described))]
+        for position, (function, entry) in enumerate(zip(record.functions, described)):
+            for path, _ in entry["reads"]:
+                root = path.split(".")[0]
+                for prefix in {root, path}:
+                    found, value = _resolve(function, prefix)
+                    if found:
+                        record.reads.append((position, prefix, value))
+        return cls.of_record(record)
+
+    def __or__(self, other):
+        return Watch(self.entries + other.entries)
+
+    def __bool__(self):
+        return bool(self.entries)
+
+    def changed(self):
+        for get, entry in self._fast:
+            if get() is not entry[4] and self._moved(entry):
+                return entry[3]
+        return None
+
+    def _moved(self, entry):
+        """Whether ``entry``'s name, now giving another object, gives another value (if not, the
+        new object is watched from now on)."""
+        now = _current(*entry[:3])
+        if now is entry[4]:
+            return False
+        if now is _MISSING or not _equal(now, entry[4]):
+            return True
+        entry[4] = now
+        return False
+
+
+def _getter(place, root, attributes):
+    """A C-level callable giving what ``_current`` gives in the common cases (a module global or
+    a closure cell, no attributes), else a call of ``_current``; ``_MISSING`` for a name not bound
+    in the module (``_moved`` then looks at the builtins)."""
+    if attributes:
+        return functools.partial(_current, place, root, attributes)
+    if isinstance(place, types.CellType):
+        return functools.partial(getattr, place, "cell_contents", _MISSING)
+    return functools.partial(place.get, root, _MISSING)
+
+
+def _equal(now, before):
+    """Whether two values read by the same name would give the same generated code."""
+    try:
+        if isinstance(before, types.FunctionType):
+            return isinstance(now, types.FunctionType) and identity(now) == identity(before) \
+                and _defaults(now, {}) == _defaults(before, {})
+        return type(now) is type(before) and describe_value(now) == describe_value(before)
+    except Exception:  # noqa: BLE001 - a value that cannot be described: another value
         return False

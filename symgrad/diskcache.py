@@ -113,6 +113,7 @@ class Entry:
 
     def __init__(self, key, path, primal):
         self.key, self.path, self.primal = key, path, primal
+        self.described = []  # what the loaded entry's build read (``dependencies.describe``)
 
     def load(self, rebuild):
         """The stored ``GradientFunction``, or None (absent, stale, corrupt or unreadable).
@@ -135,6 +136,7 @@ class Entry:
             return None
         if not dependencies.unchanged(entry["dependencies"], self.primal):
             return None  # a helper or a constant changed: the rebuild replaces the entry
+        self.described = entry["dependencies"]
         try:
             function = compile_gradient(entry["source"], entry["name"], entry["backend"])
         except Exception:  # noqa: BLE001 - any failure to compile stored code: rebuild

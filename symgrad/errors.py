@@ -64,6 +64,30 @@ class SourceUnavailableError(SymgradError):
     """The source of a function cannot be read (a builtin, a lambda typed at the prompt, C code)."""
 
 
+class StaleGradientError(SymgradError, RuntimeError):
+    """A gradient was called after a name its build read (a module constant, a closure variable, a
+    helper function) was bound to another value: it would differentiate the old one. Build it
+    again (``symgrad.grad(f)`` builds anew once a name it read changed), or make the value a
+    parameter.
+
+    Args:
+        function: the generated function's name.
+        primal: the name of the function differentiated.
+        path: the name that changed (``"X"``, ``"params.K"``).
+
+    Attributes:
+        path: that name.
+    """
+
+    def __init__(self, function, primal, path):
+        self.path = path
+        super().__init__(
+            f"`{function}` was built when `{path}` had another value, so it would give the "
+            f"derivative at the old one: build it again (symgrad.grad({primal}) reads `{path}` "
+            f"anew), or make `{path}` a parameter of `{primal}` and leave it out of wrt= to pass a "
+            "new value at each call")
+
+
 class CacheWarning(UserWarning):
     """The disk cache could not be used as asked: a corrupt or unreadable entry (ignored and
     rebuilt), or a cache folder that cannot be written (gradients are built in memory)."""

@@ -6,7 +6,7 @@ source: its ``program`` (and so ``derivatives``) is rebuilt, importing SymPy, on
 """
 import functools
 
-from .errors import OptionError
+from .errors import OptionError, StaleGradientError
 
 
 class GradientFunction(functools.partial):
@@ -29,7 +29,13 @@ class GradientFunction(functools.partial):
         cache_key: the key of its disk cache entry (hex str), or None when it is not cacheable.
         derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
             first access; can be large for deep programs).
+
+    Raises (when called):
+        StaleGradientError: a name its build read (a module constant, a closure variable, a
+            helper function, an attribute of a config object) gives another value now.
     """
+
+    _watch = None  # the rebindable names the build read (``dependencies.Watch``), or None
 
     def __new__(cls, function, *, primal, source, wrt, program, kind, backend, origin=None,
                 rebuild=None):
@@ -70,6 +76,26 @@ class GradientFunction(functools.partial):
             self._derivatives = tuple(substituted_outputs(self.program))
         return self._derivatives
 
+    def _watching(self, watch):
+        """Check ``watch`` (a ``dependencies.Watch``) at each call from now on; returns self."""
+        if watch:
+            self._watch = watch
+            if type(self) is GradientFunction:
+                self.__class__ = _Watched
+        return self
+
+    def _stale(self):
+        """The name its build read that gives another value now, or None."""
+        return self._watch.changed() if self._watch else None
+
+    def _refuse_stale(self):
+        path = self._stale()
+        if path is not None:
+            primal = self.primal
+            while isinstance(primal, GradientFunction):
+                primal = primal.primal
+            raise StaleGradientError(self.func.__name__, getattr(primal, "__name__", "f"), path)
+
     def __repr__(self):
         return f"<GradientFunction {self.func.__name__} wrt {self.wrt}>"
 
@@ -104,7 +130,20 @@ class _FirstCallChecked(GradientFunction):
                     "needs a function returning one number, as jax.grad does, and symgrad.vjp "
                     "gives the elementwise derivative; or build with backend=\"numpy\" to "
                     "evaluate this scalar gradient element by element")
-        self.__class__ = GradientFunction
+        self._refuse_stale()
+        self.__class__ = _Watched if self._watch else GradientFunction
+        return self.func(*args, **kwargs)
+
+
+class _Watched(GradientFunction):
+    """A gradient whose build read names a program can rebind (``dependencies.Watch``): each call
+    checks them first (about 0.1 us a name, 0.3 us a call), so that it never gives the derivative of an old value.
+    A gradient that reads only modules, library functions and its parameters has nothing to watch
+    and calls its code directly."""
+
+    def __call__(self, *args, **kwargs):
+        if self._watch.changed() is not None:
+            self._refuse_stale()
         return self.func(*args, **kwargs)
 
 
@@ -152,6 +191,13 @@ class ArrayGradientFunction(GradientFunction):
     func = property(lambda self: self.specialisations, doc="""The ``Specialisations`` (its
         ``__name__`` and ``__doc__`` are the latest build's); a call goes to it, or, repeating the
         last call's argument types and shapes, to that call's guard (``dispatch``).""")
+
+    def _watching(self, watch):
+        self.specialisations.watch |= watch
+        return self
+
+    def _stale(self):
+        return self.specialisations.watch.changed()
 
     def specialisation(self, library="numpy"):
         """The ``GradientFunction`` of the latest pattern for ``library``: "numpy" (what

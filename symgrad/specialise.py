@@ -15,6 +15,7 @@ import weakref
 
 import numpy
 
+from .dependencies import Watch, recording
 from .dispatch import FLOAT64, converted_shape_known, guard, unchecked
 
 LIBRARIES = ("numpy", "lazy")
@@ -107,6 +108,7 @@ class Specialisations:
         self.latest_pattern = None
         self.owner, self._guarded = None, False  # the caller (``serve``), whether it calls a guard
         self._unchecked = {}  # (build, float64 parameters) -> its code without what is proved
+        self.watch = Watch()  # the rebindable names the readings read (checked at each call)
 
     def values(self, args, kwargs):
         """The value of each parameter in this call (defaults applied)."""
@@ -127,9 +129,11 @@ class Specialisations:
         if program is not None:
             self.programs[pattern] = program
         elif pattern not in self.programs:
-            self.programs[pattern] = self.read(pattern_shapes(pattern, self.params))
+            with recording() as record:
+                self.programs[pattern] = self.read(pattern_shapes(pattern, self.params))
+            self.watch |= Watch.of_record(record)
         library = library if self.by_library else "numpy"
-        built = self.build(self.programs[pattern], library)
+        built = self.build(self.programs[pattern], library)._watching(self.watch)
         self.by_pattern[(library, pattern)] = built
         self.latest_pattern = pattern
         self.__name__, self.__doc__ = built.func.__name__, built.func.__doc__  # export's header
@@ -163,6 +167,11 @@ class Specialisations:
             self._guarded = target is not self
 
     def __call__(self, *args, **kwargs):
+        changed = self.watch.changed()
+        if changed is not None:
+            from .errors import StaleGradientError
+            raise StaleGradientError(getattr(self, "__name__", "the gradient"),
+                                     self.function.__name__, changed)
         values = self.values(args, kwargs)
         pattern = tuple(map(axes_pattern, values, self.params))
         library = library_kind(values) if self.by_library else "numpy"
@@ -174,8 +183,9 @@ class Specialisations:
         self.latest_pattern = pattern
         self._point(self)  # a call that raises leaves the next call the long way
         result = built.func(*args, **kwargs)
-        if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
-            self._point(self._guard(args, built, library))
+        if not self.watch and not kwargs and all(
+                hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
+            self._point(self._guard(args, built, library))  # a watch is checked on each call
         return result  # after any other call the next one takes the long way, so that
         # latest_pattern follows it
 

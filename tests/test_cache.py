@@ -345,3 +345,26 @@ def test_the_xdg_folder_is_the_default(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert diskcache.folder() == os.path.join(str(tmp_path), ".cache", "symgrad")
+
+
+CONFIG = """\
+import types
+
+PARAMS = types.SimpleNamespace(K=3.0)
+
+
+def spring(x):
+    return 0.5 * PARAMS.K * x * x
+"""
+
+
+def test_an_attribute_read_from_a_config_object_is_in_the_key_and_watched(cache, tmp_path):
+    module = load(tmp_path, CONFIG, "config_module")
+    assert fresh(module.spring)(2.0) == pytest.approx(6.0, rel=1e-15)
+    stored = fresh(module.spring)
+    assert from_disk(stored) and stored(2.0) == pytest.approx(6.0, rel=1e-15)
+    module.PARAMS.K = 5.0  # the object is the same: only the attribute read changed
+    with pytest.raises(symgrad.StaleGradientError, match="PARAMS.K"):
+        stored(2.0)  # a gradient read from disk watches what its entry recorded
+    changed = fresh(module.spring)
+    assert not from_disk(changed) and changed(2.0) == pytest.approx(10.0, rel=1e-15)
