@@ -183,9 +183,8 @@ class Specialisations:
         self.latest_pattern = pattern
         self._point(self)  # a call that raises leaves the next call the long way
         result = built.func(*args, **kwargs)
-        if not self.watch and not kwargs and all(
-                hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
-            self._point(self._guard(args, built, library))  # a watch is checked on each call
+        if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
+            self._point(self._guard(args, built, library))
         return result  # after any other call the next one takes the long way, so that
         # latest_pattern follows it
 
@@ -197,7 +196,7 @@ class Specialisations:
         names = code.co_varnames[:code.co_argcount]
         if library != "numpy" or built.backend != "numpy" or not all(
                 converted_shape_known(type(a)) for a in args):
-            return guard(args, names, built.func, self)
+            return guard(args, names, self._watched(built.func), self)
         float64 = tuple(i for i, a in enumerate(args[:code.co_argcount])
                         if type(a) is numpy.ndarray and a.dtype is FLOAT64)
         converted = tuple(names[i] for i in float64)
@@ -205,4 +204,17 @@ class Specialisations:
         if function is None:
             function = self._unchecked[(built, converted)] = unchecked(built.func, built.source,
                                                                        converted)
-        return guard(args, names, function, self, float64)
+        return guard(args, names, self._watched(function), self, float64)
+
+    def _watched(self, function):
+        """``function``, or, when the readings watch names, a call of it that first checks them
+        (a name that changed takes the long way, which raises ``StaleGradientError``)."""
+        if not self.watch:
+            return function
+        changed, slow = self.watch.changed, self
+
+        def checked(*args):
+            if changed() is not None:
+                return slow(*args)
+            return function(*args)
+        return checked
