@@ -372,7 +372,10 @@ class Watch:
         return cls.of_record(record)
 
     def __or__(self, other):
-        return Watch(self.entries + other.entries)
+        """Both watches' names; a name both watch (the same place and path) is kept once."""
+        seen = {(id(entry[0]), entry[3]) for entry in self.entries}
+        return Watch(self.entries + [entry for entry in other.entries
+                                     if (id(entry[0]), entry[3]) not in seen])
 
     def __bool__(self):
         return bool(self.entries)

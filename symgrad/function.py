@@ -192,6 +192,9 @@ class ArrayGradientFunction(GradientFunction):
         ``__name__`` and ``__doc__`` are the latest build's); a call goes to it, or, repeating the
         last call's argument types and shapes, to that call's guard (``dispatch``).""")
 
+    _watch = property(lambda self: self.specialisations.watch, doc="""The rebindable names every
+        build read (``dependencies.Watch``), shared by all specialisations.""")
+
     def _watching(self, watch):
         self.specialisations.watch |= watch
         return self

@@ -57,6 +57,11 @@ def guarded(expr, total, regions):
 
 
 def _regions(expr, known):
+    """The regions where ``expr`` does not move, as ``[(condition, value)]``: the branches of its
+    (nested) Piecewise whose value has no active symbol, each with the condition that selects it
+    (earlier branches negated), and, where an active symbol of ``expr`` is one of ``known``
+    (symbol -> its constant regions, the same pairs), the regions where putting those constants
+    in leaves a constant value."""
     if isinstance(expr, sympy.Piecewise):
         found, before = [], []
         for value, condition in expr.args:

@@ -136,3 +136,15 @@ def test_a_closure_variable_rebound_is_a_change():
     with pytest.raises(symgrad.StaleGradientError, match="scale"):
         g(1.5)
     assert symgrad.grad(f)(1.5) == pytest.approx(4.0 * 3 * 2.25)
+
+
+def test_joined_watches_keep_each_name_once_and_an_array_gradient_exposes_its_watch():
+    h = symgrad.hessian(scaled)  # its own build and its gradient's both read A and helper
+    h(0.3)
+    both = h._watch | h._watch  # a derivative of a derivative joins watches that overlap
+    paths = [entry[3] for entry in both.entries]
+    assert sorted(paths) == sorted(set(paths)) and "A" in paths
+    g = symgrad.grad(loss)
+    g(np.array([0.5, -1.0]))
+    assert "X" in [entry[3] for entry in g._watch.entries]
+    assert g._watch is g.specialisations.watch
