@@ -64,7 +64,7 @@ class CallReader:
         scalar_rule = rules.rule_for_callable(obj) if obj is not None else None
         mapped = False  # a TensorFlow or jax.numpy spelling of a NumPy function
         if rule is None and scalar_rule is None and obj is not None:
-            meant = arrays.numpy_name(dotted(func))
+            meant = arrays.numpy_name(dotted(func), obj)
             if meant is not None:
                 rule = arrays.rule_for_name(meant)
                 scalar_rule = None if rule else rules.rule_for_callable(_numpy_object(meant))

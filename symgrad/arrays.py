@@ -404,15 +404,18 @@ SPELLINGS = {
 are read as ``numpy.<f>`` without a row here."""
 
 
-def numpy_name(dotted):
-    """The ``numpy.<f>`` name a TensorFlow or ``jax.numpy`` spelling means, or None."""
-    if dotted is None:
-        return None
-    if dotted in SPELLINGS:
+def numpy_name(dotted, obj=None):
+    """The ``numpy.<f>`` name a TensorFlow or ``jax.numpy`` spelling means, or None; ``obj``, the
+    function the spelling gave, counts too (``import jax.numpy as np``: ``np.sum`` is
+    ``jax.numpy.sum``)."""
+    if dotted is not None and dotted in SPELLINGS:
         return SPELLINGS[dotted]
     for prefix in ("jnp.", "jax.numpy."):
-        if dotted.startswith(prefix):
+        if dotted is not None and dotted.startswith(prefix):
             return "numpy." + dotted[len(prefix):]
+    module, name = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
+    if isinstance(module, str) and module.split(".")[:2] == ["jax", "numpy"] and name:
+        return "numpy" + module[len("jax.numpy"):] + "." + name  # jax.numpy.linalg.inv too
     return None
 
 

@@ -665,3 +665,18 @@ def test_shapes_option_errors():
         symgrad.grad(pair, shapes={"x": ("n", 0)})
     with pytest.raises(symgrad.UnsupportedSyntaxError, match="do not broadcast"):
         symgrad.grad(pair, shapes={"x": ("n",), "y": ("m",)})
+
+
+def test_jax_numpy_imported_as_np_reads_as_numpy():
+    """``import jax.numpy as np``: ``np.sum`` is ``jax.numpy.sum`` (a decorated function, once
+    refused as "a helper with a decorator"), read by the object as ``numpy.sum``."""
+    xnp = pytest.importorskip("jax.numpy")
+
+    def f(a, x):
+        return np.sum(xnp.sin(x) ** 2) + xnp.sum(xnp.linalg.inv(a)) + xnp.linalg.det(a)
+    a, x = np.array([[2.0, 0.5], [0.3, 1.5]]), np.array([1.0, 2.0])
+    da, dx = symgrad.grad(f)(a, x)
+    inv = np.linalg.inv(a)
+    np.testing.assert_allclose(dx, np.sin(2 * x), rtol=1e-14)  # d sin^2 = sin 2x
+    np.testing.assert_allclose(da, -inv.T @ np.ones((2, 2)) @ inv.T + np.linalg.det(a) * inv.T,
+                               rtol=1e-13)
