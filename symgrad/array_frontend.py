@@ -26,6 +26,7 @@ from .array_index import IndexReader
 from .array_linalg import batched_matmul
 from .array_sizes import SizeReader, _first_use
 from .array_written import WrittenReader
+from .expressions import of_a_tuple
 from .fence import dotted
 from .frontend import _Reader
 from .functions import StopGradient
@@ -251,6 +252,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
 
     def attribute(self, base, node, frame):
         """``x.T``, ``x.shape``, ``x.size``, ``x.ndim`` of an array value."""
+        if isinstance(base, tuple):
+            return self.fail(node, frame, *of_a_tuple(f"`.{node.attr}`"))
         if not isinstance(base, sympy.Expr) or (node.attr not in _ATTRIBUTES and not (
                 self.array_mode and self.dims.of(base))):
             return self.fail(node, frame, f"attribute `.{node.attr}` of a number is not "

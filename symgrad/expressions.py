@@ -45,6 +45,8 @@ class Expressions:
             return self.name(node, frame)
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, frame)
+            if isinstance(base, tuple):
+                self.fail(node, frame, *of_a_tuple(f"`.{node.attr}`"))
             if not isinstance(base, _Py):
                 self.fail(node, frame, f"attribute `.{node.attr}` of a number is not supported",
                           "use math functions on the value")
@@ -290,9 +292,13 @@ class Expressions:
             return self.fail(node, frame, "this raises on every path, so it has no value",
                              "call a helper that raises on some inputs only as a statement, "
                              "or return its value")
-        what = ("a condition" if isinstance(value, sympy.logic.boolalg.Boolean) else
-                "a tuple" if isinstance(value, tuple) else
-                f"`{_describe(value.obj if isinstance(value, _Py) else value)}`")
+        if isinstance(value, sympy.logic.boolalg.Boolean):
+            return self.fail(node, frame, "a condition is used where a number is needed",
+                             "write the number it stands for: `x if x > 0 else 0.0`, "
+                             "`1.0 if c else 0.0`, or for arrays `np.where(x > 0, x, 0.0)`")
+        if isinstance(value, tuple):
+            return self.fail(node, frame, *of_a_tuple("arithmetic (`+`, `*`)"))
+        what = f"`{_describe(value.obj if isinstance(value, _Py) else value)}`"
         return self.fail(node, frame, f"{what} is used where a number is needed",
                          "use numbers in arithmetic and comparisons in conditions only")
 
@@ -315,6 +321,9 @@ class Expressions:
     def sequence(self, value, node, frame):
         if isinstance(value, tuple):
             return value
+        if isinstance(value, sympy.logic.boolalg.Boolean):
+            return self.fail(node, frame, "a condition cannot be indexed or sliced here",
+                             "index the operands, then compare: `x[1:] > 0`")
         return self.fail(node, frame, "a tuple or list of numbers is needed here",
                          "use a module-level tuple of numbers or a tuple expression")
 
@@ -458,3 +467,11 @@ def _without_not(test, branches):
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, body, orelse = test.operand, orelse, body
     return test, (body, orelse)
+
+
+def of_a_tuple(what):
+    """The refusal of ``what`` on a tuple or list: (problem, hint)."""
+    return (f"{what} of a tuple or list is not supported",
+            "symgrad reads a tuple or list as numbers fixed in count when the gradient is built: "
+            "write it whole (`vals = [x * y, x + y]`, `t = (x, y, x * y)`) or with a "
+            "comprehension, and index it with constants")

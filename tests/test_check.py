@@ -643,7 +643,7 @@ def test_a_df_outside_the_language_is_compared_in_floats():
     assert (report.verdict, report.basis, report.worst_error) == ("equal", "numeric", 0.0)
     assert str(report).splitlines()[1:3] == [
         "  it agrees within rtol at the 2 points evaluated, in floats",
-        "  not symbolic: df is not read as source (attribute `.append` of a number is not "
+        "  not symbolic: df is not read as source (`.append` of a tuple or list is not "
         f"supported: test_check.py, line {_line(square_grad_logged, 1)}), so its floats decide"]
     # 2x + 1e-6 at x = 0.5: relative error 1e-6 / max(1, 1.0); at -3 it agrees
     wrong = symgrad.check_grad(square, square_grad_logged_wrong, points=[0.5, -3.0])

@@ -353,3 +353,35 @@ def test_a_loop_of_extrema_under_a_moving_power(tmp_path, strategy):
                           "    return x * y + max(x, y, 1.0)\n").f
     c = -math.cos(2) - 1.0
     _assert_close(symgrad.grad(f, strategy=strategy)(0.3, 0.2), (0.4, 2 * (0.3 + 2 * c)))
+
+
+def _lists_append(x, y):
+    vals = []
+    vals.append(x * y)
+    return vals[0]
+
+
+def _tuple_concatenated(x, y):
+    t = (x,)
+    t = t + (y,)
+    return t[0] * t[1]
+
+
+def _condition_as_number(x):
+    return np.sum((x > 0) * x)
+
+
+def _condition_sliced(x):
+    mask = x > 0
+    return np.sum(x[1:] * mask[1:])
+
+
+@pytest.mark.parametrize("f, args, message", [
+    (_lists_append, (2.0, 3.0), "`.append` of a tuple or list is not supported"),
+    (_tuple_concatenated, (2.0, 3.0), r"arithmetic \(`\+`, `\*`\) of a tuple or list"),
+    (_condition_as_number, (np.array([1.0, -2.0]),), "np.where\\(x > 0, x, 0.0\\)"),
+    (_condition_sliced, (np.array([1.0, -2.0, 3.0]),), "index the operands, then compare"),
+])
+def test_newcomer_refusals_say_what_to_write_instead(f, args, message):
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=message):
+        symgrad.grad(f)(*args)
