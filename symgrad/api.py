@@ -227,6 +227,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
         if cache else None
     stored = None if entry is None else entry.load(lambda: _rebuild(kind, f, options))
     if stored is not None:
+        stored.options = options
         return _CACHE.put(f, key, stored._watching(
             dependencies.Watch.of_described(entry.described, f) | _watch_of(f)))
     from .differentiate import STRATEGIES
@@ -256,6 +257,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
                                               program)
     if entry is not None and not isinstance(built, ArrayGradientFunction):
         entry.store(built, read)
+    built.options = options
     return _CACHE.put(f, key, built._watching(dependencies.Watch.of_record(read) | _watch_of(f)))
 
 

@@ -201,23 +201,30 @@ def _gradient(args):
     """The ``GradientFunction`` that ``show`` and ``export`` print or write.
 
     A name bound to a ``GradientFunction`` (a function decorated with ``@symgrad.grad``) is
-    that object itself, unless ``--kind``, ``--wrt``, ``--backend`` or ``--strategy`` asks for
-    another build (then of the function the decorator differentiated).
+    that object itself, unless ``--kind``, ``--wrt``, ``--backend``, ``--strategy`` or
+    ``--shapes`` asks for another build: then of the function the decorator differentiated,
+    with the decorator's options (``wrt``, ``stop_gradients``, ...) where the command line
+    gives none.
     """
     function = load_function(args.target)
     shapes = _shapes(args)
     asked = (args.kind, args.wrt, args.backend, args.strategy, shapes)
+    kind, options = args.kind, {}
     if isinstance(function, api.GradientFunction):
         if asked == (None, None, None, None, None) and function.source is not None:
             return function
+        kind, options = kind or function.kind, dict(function.options or {})
         function = function.primal
-    build = getattr(api, args.kind or "grad")
+    options.update({name: value for name, value in (
+        ("wrt", args.wrt), ("backend", args.backend), ("strategy", args.strategy))
+        if value is not None})
+    options.setdefault("strategy", "auto")
+    build = getattr(api, kind or "grad")
     if shapes is None:
-        gradient = build(function, wrt=args.wrt, backend=args.backend or "math",
-                         strategy=args.strategy or "auto")
+        gradient = build(function, **{"backend": "math", **{
+            name: value for name, value in options.items() if value is not None}})
     else:
-        gradient = build(function, wrt=args.wrt, backend=args.backend,
-                         strategy=args.strategy or "auto", shapes=shapes)
+        gradient = build(function, shapes=shapes, **options)
     if gradient.source is None:  # array code, built per shape at its first call
         raise _shapes_needed(args.target.name)
     return gradient
@@ -245,11 +252,19 @@ def _check(args):
     """``check FILE:F FILE:DF [--wrt x,y] [--points N] [--rtol R] [--seed S] [--strategy S]``:
     print the report; status 0 unless "different" (then 1)."""
     function, hand = load_function(args.target), load_function(args.hand)
+    options = {}
     if isinstance(function, api.GradientFunction):  # a @symgrad.grad name: check its primal
+        options = function.options or {}
+        if options.get("stop_gradients"):
+            raise CommandError(f"`{args.target.name}` is built with stop_gradients=, which check "
+                               "does not take: write the stopped values as stop_gradient(...) "
+                               "in the function, or check it from Python")
         function = function.primal
+    wrt = args.wrt if args.wrt is not None else options.get("wrt")
     try:
-        report = check_grad(function, hand, wrt=args.wrt, points=args.points, rtol=args.rtol,
-                            seed=args.seed, strategy=args.strategy or "auto",
+        report = check_grad(function, hand, wrt=wrt, points=args.points, rtol=args.rtol,
+                            seed=args.seed, strategy=args.strategy or options.get("strategy")
+                            or "auto",
                             shapes=_shapes(args))
     except ShapesNeededError:
         raise _shapes_needed(args.target.name) from None

@@ -29,6 +29,9 @@ class GradientFunction(functools.partial):
         cache_key: the key of its disk cache entry (hex str), or None when it is not cacheable.
         derivatives: tuple of SymPy expressions in the parameters, one per result (computed on
             first access; can be large for deep programs).
+        options: dict of the options it was built with, as passed (``wrt``,
+            ``stop_gradients`` as a tuple of names, ``unconnected``, ``backend``,
+            ``strategy``): the CLI's ``show`` and ``export`` of a decorated function keep them.
 
     Raises (when called):
         StaleGradientError: a name its build read (a module constant, a closure variable, a
@@ -36,6 +39,7 @@ class GradientFunction(functools.partial):
     """
 
     _watch = None  # the rebindable names the build read (``dependencies.Watch``), or None
+    options = None  # set by ``api.build``
 
     def __new__(cls, function, *, primal, source, wrt, program, kind, backend, origin=None,
                 rebuild=None):

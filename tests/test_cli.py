@@ -332,6 +332,32 @@ def test_show_of_a_decorated_function_prints_its_own_source(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("def grad_energy(x, y):")
 
 
+def test_show_with_shapes_of_a_decorated_function_keeps_its_wrt_and_stop_gradients(tmp_path,
+                                                                                    capsys):
+    """``--shapes`` builds again from the primal: with the decorator's wrt and stop_gradients
+    (they were dropped: every parameter differentiated, the stopped target moving)."""
+    import numpy as np
+    from symgrad import cli
+    path = tmp_path / "decorated_loss.py"
+    path.write_text("import numpy as np\nimport symgrad\n\n\n"
+                    "@symgrad.grad(wrt='w', stop_gradients='t')\ndef loss(w, X, y):\n"
+                    "    t = 0.5 * y + 0.1 * np.sum(w)\n"
+                    "    r = X @ w - t\n    return np.sum(r * r)\n")
+    assert cli.main(["show", f"{path}:loss", "--shapes", "w=d", "X=n,d", "y=n"]) == 0
+    source = capsys.readouterr().out
+    assert "def grad_loss(w, X, y):" in source and "with respect to w." in source
+    namespace = {"np": np}
+    exec(source, namespace)  # noqa: S102 - the printed gradient, run as a user would paste it
+    X = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.25]])
+    y, w = np.array([1.0, -2.0, 0.5]), np.array([0.3, -0.7])
+    t = 0.5 * y + 0.1 * np.sum(w)  # stopped: d/dw sum (Xw - t)^2 = 2 X^T (Xw - t)
+    np.testing.assert_allclose(namespace["grad_loss"](w, X, y), 2 * X.T @ (X @ w - t),
+                               rtol=1e-14)
+    assert cli.main(["show", f"{path}:loss", "--shapes", "w=d", "X=n,d", "y=n", "--wrt",
+                     "w,y"]) == 0  # what the command line gives wins
+    assert "with respect to w, y." in capsys.readouterr().out
+
+
 # --- --version, --kind, --strategy, check --points/--rtol/--seed, the function list, --force -----
 def test_version_prints_the_package_version(capsys):
     import symgrad
