@@ -20,7 +20,7 @@ entry prints through its ``numpy`` column. The differences:
 """
 import ast
 
-from .array_backend_values import full, like_reference, refuse
+from .array_backend_values import full, like_reference, plain_number, refuse
 from . import array_backends_dask as dask_columns
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast
@@ -74,7 +74,7 @@ def _stack(printer, items):
 
 def _array_of(printer, node):
     shape = node.params[0]
-    items = [printer.new_array(printer.node(e)) if e.is_number else printer.node(e)
+    items = [printer.new_array(printer.node(e)) if plain_number(e, printer) else printer.node(e)
              for e in node.inputs]
 
     def nest(flat, dims):
@@ -116,11 +116,11 @@ def _result(printer, node):
     from .array_ops import BROADCAST_TO
     shape, copy = node.params
     x = node.inputs[0]
-    if x.is_Number:
+    if plain_number(x, printer):
         return full(printer, dims_ast(shape), printer.node(x))
     if isinstance(x, BROADCAST_TO.node):
         inner = x.inputs[0]
-        if inner.is_Number:
+        if plain_number(inner, printer):
             return full(printer, dims_ast(shape), printer.node(inner))
         value = _call(printer, "np.broadcast_to", [printer.node(inner), dims_ast(shape)])
         return _copy(printer, value) if printer.spec.mutable else value
@@ -139,7 +139,7 @@ def _broadcast_to(printer, node):
     """``np.broadcast_to(x, shape)``; a number is ``full(shape, x)`` of the reference dtype
     (PyTorch broadcasts tensors only)."""
     x = node.inputs[0]
-    if x.is_number:
+    if plain_number(x, printer):
         return full(printer, dims_ast(node.params[0]), printer.node(x))
     return _call(printer, "np.broadcast_to", [printer.node(x), dims_ast(node.params[0])])
 
@@ -149,7 +149,7 @@ def _einsum(printer, node):
         refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
                "'jax' and 'torch' have it")
     (subscripts,) = node.params
-    operands = [printer.new_array(printer.node(x)) if x.is_number else printer.node(x)
+    operands = [printer.new_array(printer.node(x)) if plain_number(x, printer) else printer.node(x)
                 for x in node.inputs]  # torch.einsum takes tensors only
     return _call(printer, "np.einsum", [ast.Constant(subscripts)] + operands)
 

@@ -48,3 +48,35 @@ def test_constant_of_two_arrays_returns_distinct_tensors():
                           backend="torch")(torch.from_numpy(X), torch.from_numpy(v))
     gX += 1.0  # an optimiser's update of one gradient leaves the other alone
     assert gv.tolist() == [0.0, 0.0]
+
+
+def cumsum_of_item(X, v):
+    return np.sum(np.add((np.cumsum(X[None, 1, 0])) - (v), X))
+
+
+def test_size_products_broadcast_as_tensors():
+    """21-208: d/dX[1, 0] and d/dv are n * n (the item is added to every one of the n * n
+    elements), a common term of sizes `_t0 = n * n` that was broadcast as
+    ``torch.broadcast_to(_t0, (1,))`` (TypeError: an int); the gradient wrt v was the int -9."""
+    X = np.arange(9.0).reshape(3, 3) / 10
+    want, got = _both(cumsum_of_item, {"X": ("n", "n"), "v": ()}, [X, 0.3])
+    _close(got, want)
+    hand = np.ones((3, 3))
+    hand[1, 0] += 9.0
+    _close(got, [hand, -9.0])
+
+
+def mean_through_logaddexp(X, v):
+    return ((v) - (np.logaddexp(v[None, -1], v[None, -1]))).mean()
+
+
+def test_size_number_broadcast_in_a_vjp():
+    """21-52: the mean's adjoint of sizes only (1 / (d n), d = rows of v) went through
+    ``torch.broadcast_to`` of a Python number (TypeError)."""
+    X = np.zeros((2, 2))
+    v = np.array([[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]])
+    want, got = _both(mean_through_logaddexp, {"X": ("n", "n"), "v": ("d", "n")}, [X, v])
+    _close(got, want)
+    hand = np.full((3, 2), 1.0 / 6)
+    hand[-1] -= 3.0 / 6  # logaddexp(a, a) = a + log 2 (d/da 1) subtracted from d = 3 rows
+    _close(got, [np.zeros((2, 2)), hand])
