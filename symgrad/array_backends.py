@@ -13,7 +13,8 @@ entry prints through its ``numpy`` column. The differences:
 - results are arrays of the backend (a 0-d array for a scalar parameter, not a Python float,
   which ``jax.jit`` could not trace);
 - the lazy specialisation of ``numpy`` (Dask arguments): pointwise indexing through ``vindex``,
-  scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``;
+  scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``; linear algebra on one chunk
+  of a Dask matrix (there and on the Array API): ``array_linalg_lazy``;
 - PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
   ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
@@ -22,6 +23,7 @@ import ast
 
 from .array_backend_values import full, like_reference, refuse
 from . import array_backends_dask as dask_columns
+from . import array_linalg_lazy as one_chunk
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast
 
@@ -213,6 +215,15 @@ PRINTERS.update({("index", "numpy"): _lazy(dask_columns.gather),
                  ("index_adjoint", "numpy"): _lazy(dask_columns.index_adjoint),
                  ("sort", "numpy"): _lazy(dask_columns.unsorted("np.sort")),
                  ("argsort", "numpy"): _lazy(dask_columns.unsorted("np.argsort"))})
+LINALG = {"inv": one_chunk.one_chunk("np.linalg.inv"),
+          "det": one_chunk.one_chunk("np.linalg.det", drop=(0, 1)),
+          "logabsdet": one_chunk.one_chunk("np.linalg.slogdet", 1, (0, 1)),
+          "slogdet_sign": one_chunk.one_chunk("np.linalg.slogdet", 0, (0, 1)),
+          "svd": one_chunk.svd, "solve": one_chunk.solve}
+'''The linear algebra rows on Dask arrays: NumPy's function on one chunk (array_linalg_lazy).'''
+for _row, _printer in LINALG.items():
+    PRINTERS[(_row, "numpy")] = _lazy(_printer)
+    PRINTERS[(_row, "array_api")] = _printer
 
 
 def printer_for(rule, backend):

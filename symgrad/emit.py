@@ -83,6 +83,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
+    printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
