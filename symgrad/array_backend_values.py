@@ -5,8 +5,18 @@ library lacks.
 """
 import ast
 
-from .array_nodes import _call
+from .array_nodes import ArrayNode, _call
 from .errors import OptionError
+from .shapes import is_dim
+
+
+def plain_number(e, printer=None):
+    """Whether ``e`` prints as a Python number, not an array of the backend: a number, or
+    arithmetic of sizes only (``n * n``, ``1.0 / d``), which PyTorch's functions do not take
+    (``torch.broadcast_to(n * n, (1,))`` raised TypeError); a common term of sizes only named by
+    ``cse`` (``_t0 = n * n``) is one too (``printer.plain_names``)."""
+    plain = getattr(printer, "plain_names", ())
+    return not e.has(ArrayNode) and all(is_dim(s) or s.name in plain for s in e.free_symbols)
 
 
 def _reference(printer, attribute):

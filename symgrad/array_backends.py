@@ -13,15 +13,17 @@ entry prints through its ``numpy`` column. The differences:
 - results are arrays of the backend (a 0-d array for a scalar parameter, not a Python float,
   which ``jax.jit`` could not trace);
 - the lazy specialisation of ``numpy`` (Dask arguments): pointwise indexing through ``vindex``,
-  scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``;
+  scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``; linear algebra on one chunk
+  of a Dask matrix (there and on the Array API): ``array_linalg_lazy``;
 - PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
   ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
 """
 import ast
 
-from .array_backend_values import full, like_reference, refuse
+from .array_backend_values import full, like_reference, plain_number, refuse
 from . import array_backends_dask as dask_columns
+from . import array_linalg_lazy as one_chunk
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast
 
@@ -74,7 +76,7 @@ def _stack(printer, items):
 
 def _array_of(printer, node):
     shape = node.params[0]
-    items = [printer.new_array(printer.node(e)) if e.is_number else printer.node(e)
+    items = [printer.new_array(printer.node(e)) if plain_number(e, printer) else printer.node(e)
              for e in node.inputs]
 
     def nest(flat, dims):
@@ -116,11 +118,11 @@ def _result(printer, node):
     from .array_ops import BROADCAST_TO
     shape, copy = node.params
     x = node.inputs[0]
-    if x.is_Number:
+    if plain_number(x, printer):
         return full(printer, dims_ast(shape), printer.node(x))
     if isinstance(x, BROADCAST_TO.node):
         inner = x.inputs[0]
-        if inner.is_Number:
+        if plain_number(inner, printer):
             return full(printer, dims_ast(shape), printer.node(inner))
         value = _call(printer, "np.broadcast_to", [printer.node(inner), dims_ast(shape)])
         return _copy(printer, value) if printer.spec.mutable else value
@@ -139,7 +141,7 @@ def _broadcast_to(printer, node):
     """``np.broadcast_to(x, shape)``; a number is ``full(shape, x)`` of the reference dtype
     (PyTorch broadcasts tensors only)."""
     x = node.inputs[0]
-    if x.is_number:
+    if plain_number(x, printer):
         return full(printer, dims_ast(node.params[0]), printer.node(x))
     return _call(printer, "np.broadcast_to", [printer.node(x), dims_ast(node.params[0])])
 
@@ -149,7 +151,7 @@ def _einsum(printer, node):
         refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
                "'jax' and 'torch' have it")
     (subscripts,) = node.params
-    operands = [printer.new_array(printer.node(x)) if x.is_number else printer.node(x)
+    operands = [printer.new_array(printer.node(x)) if plain_number(x, printer) else printer.node(x)
                 for x in node.inputs]  # torch.einsum takes tensors only
     return _call(printer, "np.einsum", [ast.Constant(subscripts)] + operands)
 
@@ -213,6 +215,15 @@ PRINTERS.update({("index", "numpy"): _lazy(dask_columns.gather),
                  ("index_adjoint", "numpy"): _lazy(dask_columns.index_adjoint),
                  ("sort", "numpy"): _lazy(dask_columns.unsorted("np.sort")),
                  ("argsort", "numpy"): _lazy(dask_columns.unsorted("np.argsort"))})
+LINALG = {"inv": one_chunk.one_chunk("np.linalg.inv"),
+          "det": one_chunk.one_chunk("np.linalg.det", drop=(0, 1)),
+          "logabsdet": one_chunk.one_chunk("np.linalg.slogdet", 1, (0, 1)),
+          "slogdet_sign": one_chunk.one_chunk("np.linalg.slogdet", 0, (0, 1)),
+          "svd": one_chunk.svd, "solve": one_chunk.solve}
+'''The linear algebra rows on Dask arrays: NumPy's function on one chunk (array_linalg_lazy).'''
+for _row, _printer in LINALG.items():
+    PRINTERS[(_row, "numpy")] = _lazy(_printer)
+    PRINTERS[(_row, "array_api")] = _printer
 
 
 def printer_for(rule, backend):

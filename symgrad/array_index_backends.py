@@ -15,7 +15,7 @@ import ast
 
 import sympy
 
-from .array_backend_values import _device, constant, refuse, zeros
+from .array_backend_values import _device, constant, plain_number, refuse, zeros
 from .array_backends_api import gathered_scatter
 from .array_nodes import _call, dims_ast
 from .program import fresh_name
@@ -273,7 +273,7 @@ def _index_adjoint_statements(printer, target, node, names):
                        lineno=None)]
     for g, spec in zip(node.inputs, specs):
         value = printer.node(_unstretched(g))
-        if _unstretched(g).is_number and printer.backend == "torch":  # index_put_ takes tensors
+        if plain_number(_unstretched(g), printer) and printer.backend == "torch":  # index_put_ takes tensors
             value = printer.new_array(value)
         arrays = [item for item in spec if item[0] in ("array", "at")]
         if printer.backend in ("torch", "array_api"):

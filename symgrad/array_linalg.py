@@ -276,7 +276,7 @@ def _solve_shape(node, shapes, dims):
 def _solve_vjp(node, g, i, ctx):
     """x = solve(A, b): b̄ = solve(A.T, ḡ), Ā = -b̄ x^T (an outer product for a vector b)."""
     a, _ = node.inputs
-    adjoint_b = SOLVE.make(transpose(a, (1, 0)), g)
+    adjoint_b = SOLVE.make(transpose(a, (1, 0)), g, params=node.params)
     if i == 1:
         return adjoint_b
     if len(ctx.shape(ctx.out)) == 1:
@@ -292,7 +292,7 @@ def _read_solve(ctx, a, b):
     x, y = ctx.array(a), ctx.array(b)
     if not ctx.shape(y):
         ctx.fail("np.linalg.solve of a number", "pass a vector or a matrix as b")
-    return SOLVE.make(x, y)
+    return SOLVE.make(x, y, params=(len(ctx.shape(y)),))  # b's rank: its printing on Dask
 
 
 def _read_slogdet(ctx, a):

@@ -7,6 +7,7 @@ machine: an expression of more than ``SYMBOLIC_MAX_NODES`` nodes is not compared
 difference of more than ``CHEAP_MAX_NODES`` nodes or of a ``_normalising_cost`` above
 ``NORMALISE_MAX_COST`` is left as it is (the numbers of ``check_numeric`` decide).
 """
+import functools
 import math
 
 import sympy
@@ -19,6 +20,7 @@ SYMBOLIC_MAX_NODES = 2000  # larger expressions skip the symbolic comparison (nu
 CHEAP_MAX_NODES = 600  # larger differences are not normalised (numbers decide)
 SIMPLIFY_MAX_NODES = 80  # smaller differences not normalised to 0 get SymPy's full `simplify`
 NORMALISE_MAX_COST = 1000  # nodes x terms of the common denominator: above it no cancel/simplify
+COMPARED_CACHED = 256  # pairs of expressions whose comparison is kept (``_compared_exactly``)
 
 
 def _symbolic(program):
@@ -39,22 +41,42 @@ def _compared(ours, theirs):
     """(symgrad − df simplified within the budget, why SymPy was not tried or None): the
     difference is 0 when proved equal, else the smallest form reached (fewest nodes), or None
     where an expression was too large to form; the reason names the size that was over its
-    budget (the report says so: the numbers decided)."""
+    budget (the report says so: the numbers decided).
+
+    The same pair compared again (``check_grad`` of one ``f`` and ``df`` at other points, a df
+    that differs in one component) is answered from ``_compared_exactly``'s cache: its key is
+    both expressions, their ``srepr`` texts (a Float's precision, a Symbol's assumptions, a
+    Dummy's index) and the budgets, so only the same comparison gives the same answer."""
     if ours is None or theirs is None:
         return None, f"an expression has more than {SYMBOLIC_MAX_NODES} nodes"
+    budget = (CHEAP_MAX_NODES, SIMPLIFY_MAX_NODES, NORMALISE_MAX_COST)
+    try:
+        texts = (sympy.srepr(ours), sympy.srepr(theirs))
+        hash((ours, theirs))
+    except Exception:  # noqa: BLE001 - an expression that cannot be keyed is compared anew
+        return _compared_anew(ours, theirs, *budget)
+    return _compared_exactly(ours, theirs, *texts, *budget)
+
+
+@functools.lru_cache(maxsize=COMPARED_CACHED)
+def _compared_exactly(ours, theirs, _ours_text, _theirs_text, cheap, simplify, normalise):
+    return _compared_anew(ours, theirs, cheap, simplify, normalise)
+
+
+def _compared_anew(ours, theirs, cheap, simplify, normalise):
     difference = _unstop(ours - theirs)
-    size = tree_size(difference, CHEAP_MAX_NODES + 1)
+    size = tree_size(difference, cheap + 1)
     if difference == 0:
         return difference, None
-    if size > CHEAP_MAX_NODES:
-        return difference, f"symgrad - df has more than {CHEAP_MAX_NODES} nodes"
-    cost = _normalising_cost(difference)
-    if cost > NORMALISE_MAX_COST:
+    if size > cheap:
+        return difference, f"symgrad - df has more than {cheap} nodes"
+    cost = _normalising_cost(difference, cheap)
+    if cost > normalise:
         return difference, (f"symgrad - df over one denominator would cost {cost} ({size} "
-                            f"nodes x {cost // size} terms), above {NORMALISE_MAX_COST}")
+                            f"nodes x {cost // size} terms), above {normalise}")
     forms = [difference]
     for attempt in (sympy.cancel, sympy.simplify):  # one fraction (functions as variables)
-        if attempt is sympy.simplify and size > SIMPLIFY_MAX_NODES:
+        if attempt is sympy.simplify and size > simplify:
             break
         try:
             forms.append(attempt(difference))
@@ -62,10 +84,10 @@ def _compared(ours, theirs):
             continue
         if forms[-1] == 0:
             return forms[-1], None
-    return min(forms, key=lambda form: tree_size(form, CHEAP_MAX_NODES * 4)), None
+    return min(forms, key=lambda form: tree_size(form, cheap * 4)), None
 
 
-def _normalising_cost(expr):
+def _normalising_cost(expr, cheap=None):
     """The work of putting ``expr`` over one denominator, from its tree alone (no SymPy algebra,
     no timer): its nodes times the terms of the common denominator once expanded, the product
     over the distinct bases of negative integer powers of (the base's terms) ** (largest power).
@@ -75,7 +97,7 @@ def _normalising_cost(expr):
         if power.exp.is_Integer and power.exp < 0 and not power.base.is_Number:
             largest[power.base] = max(largest.get(power.base, 0), -int(power.exp))
     terms = math.prod((len(b.args) if b.is_Add else 1) ** k for b, k in largest.items())
-    return tree_size(expr, CHEAP_MAX_NODES + 1) * terms
+    return tree_size(expr, (CHEAP_MAX_NODES if cheap is None else cheap) + 1) * terms
 
 
 def _unstop(expr):

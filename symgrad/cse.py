@@ -9,6 +9,7 @@ import ast
 
 import sympy
 
+from .array_backend_values import plain_number
 from .entries import Lines
 from .functions import AndThen, Branch, Copy, OrElse
 from .printer import as_float
@@ -70,6 +71,8 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
             if symbol in definition and symbol not in renamed:
                 need(definition[symbol])
                 target = name_for(symbol)
+                if plain_number(replaced(definition[symbol], renamed, evaluate=False), printer):
+                    printer.plain_names.add(target.name)  # `_t0 = n * n`: a Python number
                 line = assign(target.name, printer.expr(definition[symbol], renamed))
                 body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
                 emitted_back[full[symbol]] = target

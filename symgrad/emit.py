@@ -83,6 +83,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer = Printer(backend, reference=reference, lazy=lazy and backend == "numpy",
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
+    printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
@@ -145,7 +146,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                                                   and arrays.shapes.of(p)],
                                   set(results.values()), stops, invented)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
-                                       and arrays.shapes.of(program.outputs[i])})
+                                       and arrays.shapes.of(program.outputs[i])},
+                                _copier(printer))
     params = [ast.arg(p.name) for p in program.positional]
     array_defaults = getattr(arrays, "defaults", {}) if arrays is not None else {}
 
@@ -169,6 +171,15 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float
 _INT_IF_ARGS = frozenset({"abs", "sum"})  # return an int for int arguments
 _INT_IF_ANY = frozenset({"max", "min"})  # return one of the arguments: an int if any may be
+
+
+def _copier(printer):
+    """How a returned result is copied (``distinct_results``): ``x.clone()`` on PyTorch,
+    ``xp.asarray(x, copy=True)`` on the Array API (neither has ``.copy()``), else ``x.copy()``."""
+    if printer.backend not in ("torch", "array_api"):
+        return None
+    from .array_backends import _copy
+    return lambda value: _copy(printer, value)
 
 
 def _int_names(body, ints):

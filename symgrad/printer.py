@@ -68,6 +68,7 @@ class Printer:
         self.vectorised = self.spec.vectorised
         self.reference = reference
         self.constants = dict(constants or {})
+        self.plain_names = set()  # common terms of sizes only (`_t0 = n * n`): Python numbers
 
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""

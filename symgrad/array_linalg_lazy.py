@@ -1,0 +1,110 @@
+"""The linear algebra rows (``np.linalg.inv``, ``det``, ``slogdet``, ``solve`` and the SVD of
+``det``'s adjoint) for Dask arrays: the lazy specialisation of ``numpy`` (``printer.lazy``) and
+``backend="array_api"`` (one text for every library, Dask's among them).
+
+Dask's own linear algebra does not take what the gradients pass it: its LU (``inv``, ``solve``)
+needs chunks that are all the same square, its ``solve`` takes no NumPy matrix beside a Dask
+right-hand side, its SVD takes tall-and-skinny arrays only, and it has no ``det`` nor ``slogdet``
+(NumPy's function on a Dask array computes it whole). So a Dask matrix is made one chunk
+(``rechunk(-1)``) and NumPy's own function runs on that chunk (``map_blocks``): lazily, with the
+numbers of NumPy's function (the same LAPACK call), the whole matrix in one task's memory (the
+matrices of ``np.linalg`` are square: ``n`` by ``n``). Other arrays take the library's function::
+
+    inverse = (A.rechunk(-1).map_blocks(np.linalg.inv, dtype=float) if hasattr(A,
+        'map_blocks') else np.linalg.inv(A))
+
+An item of a tuple (``slogdet(A)[1]``, ``svd(A)[0]``) is taken inside the chunk by a ``lambda``
+(its parameter a fresh name); ``solve(A, b)`` with either operand a Dask array makes both Dask
+arrays of one chunk (a NumPy constant beside a Dask ``b`` becomes ``np.zeros_like(b, shape=()) +
+np.ascontiguousarray(C)``), and its result has ``b``'s shape (``drop_axis=1`` for a vector ``b``,
+else ``chunks=b.shape``). The copy is there because Dask (2026.8) names a NumPy array by its bytes
+in memory order and its shape: a square ``C`` and its view ``C.T`` get one name, and ``C.T + z``
+in a graph holding ``C + z`` would read ``C``'s values (a wrong number).
+"""
+import ast
+import copy
+
+from .array_nodes import _call
+from .printer import dotted_name
+from .program import fresh_name
+
+
+def _own(printer, dotted):
+    """NumPy's function ``dotted`` ("np.linalg.inv") as the chunk of a Dask array takes it:
+    ``np.`` in NumPy code, ``compat_numpy.`` on the Array API (NumPy with the standard's
+    signatures, which the chunks are)."""
+    return dotted_name(dotted if printer.backend == "numpy" else "compat_numpy" + dotted[2:])
+
+
+def _lazy_test(x):
+    return ast.Call(ast.Name("hasattr", ast.Load()), [copy.deepcopy(x), ast.Constant(
+        "map_blocks")], [])
+
+
+def _one_chunk(x):
+    return ast.Call(ast.Attribute(copy.deepcopy(x), "rechunk", ast.Load()), [ast.Constant(-1)], [])
+
+
+def _dtype(printer, x):
+    """The result's dtype: float64 in NumPy code; the argument's on the Array API."""
+    if printer.backend == "numpy":
+        return ast.Name("float", ast.Load())
+    return ast.Attribute(copy.deepcopy(x), "dtype", ast.Load())
+
+
+def _item_of(printer, dotted, item):
+    """``np.linalg.slogdet`` itself (``item`` None), or ``lambda _block:
+    np.linalg.slogdet(_block)[1]``: the item of its tuple, taken in the chunk."""
+    if item is None:
+        return _own(printer, dotted)
+    names = getattr(printer, "names", None)
+    block = fresh_name("_block", names if names is not None else set())
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(block)], vararg=None,
+                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(arguments, ast.Subscript(ast.Call(_own(printer, dotted), [
+        ast.Name(block, ast.Load())], []), ast.Constant(item), ast.Load()))
+
+
+def one_chunk(dotted, item=None, drop=None):
+    """The printer of a row calling ``dotted`` on one matrix (item ``item`` of its result):
+    NumPy's function on one chunk of a Dask matrix, the row's own printer for other arrays.
+    ``drop``: the axes of the matrix the result has not (``(0, 1)`` for a number, ``1`` for a
+    vector)."""
+    def print_(printer, node):
+        x = printer.node(node.inputs[0])
+        keywords = [] if drop is None else [("drop_axis", ast.Constant(drop) if isinstance(
+            drop, int) else ast.Tuple([ast.Constant(k) for k in drop], ast.Load()))]
+        lazy = ast.Call(ast.Attribute(_one_chunk(x), "map_blocks", ast.Load()), [
+            _item_of(printer, dotted, item)], [ast.keyword(k, v) for k, v in keywords + [
+                ("dtype", _dtype(printer, x))]])
+        return ast.IfExp(_lazy_test(x), lazy, node.rule.numpy(printer, node))
+    return print_
+
+
+def svd(printer, node):
+    """Item ``k`` of ``np.linalg.svd(A)`` (U, s, Vh): of one chunk; ``s`` is a vector."""
+    (k,) = node.params
+    return one_chunk("np.linalg.svd", k, 1 if k == 1 else None)(printer, node)
+
+
+def solve(printer, node):
+    """``np.linalg.solve(a, b)``: on one chunk of each when either is a Dask array (a NumPy one
+    made a Dask array by adding a Dask zero), else the row's own printer."""
+    a, b = (printer.node(x) for x in node.inputs)
+    (rank,) = node.params
+
+    def lifted(x, other):  # one chunk of x, of other's library when x is a NumPy array
+        if printer.backend != "numpy":  # the Array API's arrays are of one library
+            return _one_chunk(x)
+        zero = _call(printer, "np.zeros_like", [copy.deepcopy(other)], [
+            ("shape", ast.Tuple([], ast.Load()))])
+        contiguous = _call(printer, "np.ascontiguousarray", [copy.deepcopy(x)])
+        return ast.IfExp(ast.Call(ast.Name("hasattr", ast.Load()), [copy.deepcopy(x), ast.Constant(
+            "rechunk")], []), _one_chunk(x), _one_chunk(ast.BinOp(zero, ast.Add(), contiguous)))
+    shape = [("drop_axis", ast.Constant(1))] if rank == 1 else [
+        ("chunks", ast.Attribute(copy.deepcopy(b), "shape", ast.Load()))]
+    lazy = ast.Call(ast.Attribute(lifted(a, b), "map_blocks", ast.Load()), [
+        _own(printer, "np.linalg.solve"), lifted(b, a)], [
+        ast.keyword(k, v) for k, v in shape + [("dtype", _dtype(printer, b))]])
+    test = ast.BoolOp(ast.Or(), [_lazy_test(a), _lazy_test(b)])
+    return ast.IfExp(test, lazy, node.rule.numpy(printer, node))

@@ -1,0 +1,82 @@
+"""The torch backend on the array fuzzer's findings (``tests/benchmarks/fuzz_arrays.py``, cases
+named seed-id): each gradient against the numpy backend's (float64, rel 1e-12) and the value
+derived by hand, on float64 tensors."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+import symgrad
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="torch not installed: pip install -e '.[test,torch]'")
+
+
+def _both(f, shapes, args, backend="torch"):
+    """The gradient wrt every parameter on ``backend`` (tensors in, NumPy arrays out) and on
+    numpy, as two lists."""
+    import torch
+    wrt = tuple(shapes)
+    g_np = symgrad.grad(f, wrt=wrt, shapes=shapes)(*args)
+    g_t = symgrad.grad(f, wrt=wrt, shapes=shapes, backend=backend)(
+        *[torch.from_numpy(np.array(a)) if np.ndim(a) else a for a in args])
+    g_np = list(g_np) if isinstance(g_np, tuple) else [g_np]
+    g_t = list(g_t) if isinstance(g_t, tuple) else [g_t]
+    assert all(isinstance(g, torch.Tensor) for g in g_t)
+    return [np.asarray(g) for g in g_np], [g.numpy() for g in g_t]
+
+
+def _close(got, want):
+    for g, w in zip(got, want):
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def constant_two(X, v):
+    return 0.5
+
+
+def test_constant_of_two_arrays_returns_distinct_tensors():
+    """21-126: the two zero gradients are one value; the second was returned as ``.copy()``,
+    which tensors lack (AttributeError); now ``.clone()``, an object of its own."""
+    X, v = np.array([-0.32, 0.4]), np.array([0.24, 0.24])
+    want, got = _both(constant_two, {"X": (2,), "v": (2,)}, [X, v])
+    _close(got, want)
+    _close(got, [np.zeros(2), np.zeros(2)])
+    import torch
+    gX, gv = symgrad.grad(constant_two, wrt=("X", "v"), shapes={"X": (2,), "v": (2,)},
+                          backend="torch")(torch.from_numpy(X), torch.from_numpy(v))
+    gX += 1.0  # an optimiser's update of one gradient leaves the other alone
+    assert gv.tolist() == [0.0, 0.0]
+
+
+def cumsum_of_item(X, v):
+    return np.sum(np.add((np.cumsum(X[None, 1, 0])) - (v), X))
+
+
+def test_size_products_broadcast_as_tensors():
+    """21-208: d/dX[1, 0] and d/dv are n * n (the item is added to every one of the n * n
+    elements), a common term of sizes `_t0 = n * n` that was broadcast as
+    ``torch.broadcast_to(_t0, (1,))`` (TypeError: an int); the gradient wrt v was the int -9."""
+    X = np.arange(9.0).reshape(3, 3) / 10
+    want, got = _both(cumsum_of_item, {"X": ("n", "n"), "v": ()}, [X, 0.3])
+    _close(got, want)
+    hand = np.ones((3, 3))
+    hand[1, 0] += 9.0
+    _close(got, [hand, -9.0])
+
+
+def mean_through_logaddexp(X, v):
+    return ((v) - (np.logaddexp(v[None, -1], v[None, -1]))).mean()
+
+
+def test_size_number_broadcast_in_a_vjp():
+    """21-52: the mean's adjoint of sizes only (1 / (d n), d = rows of v) went through
+    ``torch.broadcast_to`` of a Python number (TypeError)."""
+    X = np.zeros((2, 2))
+    v = np.array([[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]])
+    want, got = _both(mean_through_logaddexp, {"X": ("n", "n"), "v": ("d", "n")}, [X, v])
+    _close(got, want)
+    hand = np.full((3, 2), 1.0 / 6)
+    hand[-1] -= 3.0 / 6  # logaddexp(a, a) = a + log 2 (d/da 1) subtracted from d = 3 rows
+    _close(got, [np.zeros((2, 2)), hand])
