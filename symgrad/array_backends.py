@@ -16,11 +16,12 @@ entry prints through its ``numpy`` column. The differences:
   scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``;
 - PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
-  ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
+  ``concat``, ``cumulative_sum``, ``einsum`` by ``matmul``.
 """
 import ast
 
-from .array_backend_values import full, like_reference, refuse
+from .array_backend_values import full, like_reference
+from .array_backends_api import einsum_by_matmul
 from . import array_backends_dask as dask_columns
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
 from .array_nodes import _axis_ast, _call, dims_ast
@@ -145,12 +146,13 @@ def _broadcast_to(printer, node):
 
 
 def _einsum(printer, node):
-    if printer.backend == "array_api":
-        refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
-               "'jax' and 'torch' have it")
+    """``np.einsum``; on the Array API, which has none, by ``xp.matmul``
+    (``array_backends_api.einsum_by_matmul``)."""
     (subscripts,) = node.params
     operands = [printer.new_array(printer.node(x)) if x.is_number else printer.node(x)
                 for x in node.inputs]  # torch.einsum takes tensors only
+    if printer.backend == "array_api":
+        return einsum_by_matmul(printer, subscripts, operands)
     return _call(printer, "np.einsum", [ast.Constant(subscripts)] + operands)
 
 
