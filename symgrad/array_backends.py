@@ -117,17 +117,25 @@ def _result(printer, node):
     from .array_ops import BROADCAST_TO
     shape, copy = node.params
     x = node.inputs[0]
-    if x.is_Number:
+    if _sizes_only(x):
         return full(printer, dims_ast(shape), printer.node(x))
     if isinstance(x, BROADCAST_TO.node):
         inner = x.inputs[0]
-        if inner.is_Number:
+        if _sizes_only(inner):
             return full(printer, dims_ast(shape), printer.node(inner))
         value = _call(printer, "np.broadcast_to", [printer.node(inner), dims_ast(shape)])
         return _copy(printer, value) if printer.spec.mutable else value
     if copy and printer.spec.mutable or copy and printer.backend == "array_api":
         return _copy(printer, printer.node(x))
     return printer.node(x)
+
+
+def _sizes_only(e):
+    """Whether ``e`` prints as a Python number: a number, or arithmetic of sizes only (``d``,
+    ``1 / n``), no array node (``np.ones((n,))`` reads sizes too)."""
+    from .array_nodes import ArrayNode
+    from .printer import _sizes_only as numeric
+    return e.is_number or numeric(e) and not e.atoms(ArrayNode)
 
 
 def _copy(printer, value):
@@ -137,10 +145,11 @@ def _copy(printer, value):
 
 
 def _broadcast_to(printer, node):
-    """``np.broadcast_to(x, shape)``; a number is ``full(shape, x)`` of the reference dtype
-    (PyTorch broadcasts tensors only)."""
+    """``np.broadcast_to(x, shape)``; a number, or a value of the sizes only (``d``, ``1 / n``: a
+    Python number too), is ``full(shape, x)`` of the reference dtype (PyTorch and the Array API
+    broadcast arrays only: array fuzzer 21-52, ``xp.broadcast_to(d, (1, n))``)."""
     x = node.inputs[0]
-    if x.is_number:
+    if _sizes_only(x):
         return full(printer, dims_ast(node.params[0]), printer.node(x))
     return _call(printer, "np.broadcast_to", [printer.node(x), dims_ast(node.params[0])])
 

@@ -80,3 +80,19 @@ def test_einsum_and_stacks_of_matrices_by_matmul(tmp_path, library):
     source = symgrad.grad(module.stacks, backend="array_api",
                           shapes={"T": ("b", "n", "n"), "S": ("b", "n", "n")}).source
     assert "xp.matmul(" in source and "xp.einsum" not in source
+
+
+SIZES = '''def mean_of_sizes(X, v):
+    return ((v - np.logaddexp(v[None, -1], v[None, -1]))).mean()
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_value_of_the_sizes_broadcast_is_an_array(tmp_path, library):
+    """Array fuzzer 21-52: the adjoint broadcast a size, ``xp.broadcast_to(d, (1, n))``, and
+    the standard broadcasts arrays only (AttributeError on array_api_strict, TypeError on
+    torch): a value of the sizes alone is ``xp.full`` of the data's dtype."""
+    module = _module(tmp_path, SIZES, "sizes")
+    rng = np.random.default_rng(2)
+    _agree(module.mean_of_sizes, (rng.normal(size=(2, 2)), rng.normal(size=(5, 2))), library,
+           shapes={"X": ("n", "n"), "v": ("d", "n")})
