@@ -419,13 +419,15 @@ def in_place(program, body, prelude, results, stops, invented, values=(), lazy=F
                          lazy=lazy, elides=elides)
 
 
-def distinct_results(body, arrays):
+def distinct_results(body, arrays, copy=None):
     """``body`` with each array result returned as an object of its own: where the code makes a
     result another one's name (``df_dy = df_dx``, equal gradients) or returns one name twice, the
     later one is returned as ``.copy()``. A caller updating one gradient in place (``g *= 0.5``,
     an optimiser's buffer) must not change another.
 
     ``arrays``: the names of the results that are arrays (a float result needs no copy).
+    ``copy``: the copy of a printed name for a backend whose arrays have no ``.copy()`` (the
+    Array API's: ``xp.asarray(x, copy=True)``); None: ``.copy()``.
     """
     alias = {}
     for stmt in body:
@@ -450,6 +452,8 @@ def distinct_results(body, arrays):
             return node
         origin = root(node.id)
         if origin in roots:
+            if copy is not None:
+                return copy(ast.Name(node.id, ast.Load()))
             return ast.Call(ast.Attribute(ast.Name(node.id, ast.Load()), "copy", ast.Load()),
                             [], [])
         roots.add(origin)

@@ -145,7 +145,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                                                   and arrays.shapes.of(p)],
                                   set(results.values()), stops, invented)
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
-                                       and arrays.shapes.of(program.outputs[i])})
+                                       and arrays.shapes.of(program.outputs[i])},
+                                copy=_api_copy(printer) if backend == "array_api" else None)
     params = [ast.arg(p.name) for p in program.positional]
     array_defaults = getattr(arrays, "defaults", {}) if arrays is not None else {}
 
@@ -164,6 +165,15 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
     return function_name, _mark_stops(to_source(node), stops)
+
+
+def _api_copy(printer):
+    """A copy of a printed value on the Array API, whose arrays have no ``.copy()``:
+    ``xp.asarray(x, copy=True)``."""
+    def copy(value):
+        return ast.Call(printer.name("np.asarray"), [value], [ast.keyword("copy",
+                                                                          ast.Constant(True))])
+    return copy
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float

@@ -96,3 +96,24 @@ def test_a_value_of_the_sizes_broadcast_is_an_array(tmp_path, library):
     rng = np.random.default_rng(2)
     _agree(module.mean_of_sizes, (rng.normal(size=(2, 2)), rng.normal(size=(5, 2))), library,
            shapes={"X": ("n", "n"), "v": ("d", "n")})
+
+
+COPIES = '''def equal_gradients(x, y):
+    return np.sum((x + y) ** 2) + np.sum(x.copy() * 0.5) + np.sum(y * 0.5)
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_equal_gradients_are_returned_as_copies_the_standard_has(tmp_path, library):
+    """Two equal gradients (``df_dy = df_dx``) were returned as ``df_dy.copy()``: the standard's
+    arrays have no ``.copy()`` (AttributeError on array_api_strict). It is
+    ``xp.asarray(df_dy, copy=True)``, an array of its own: writing one leaves the other."""
+    module = _module(tmp_path, COPIES, "copies")
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.25, -0.75])
+    _agree(module.equal_gradients, (x, y), library, shapes={"x": ("n",), "y": ("n",)})
+    gf = symgrad.grad(module.equal_gradients, shapes={"x": ("n",), "y": ("n",)},
+                      backend="array_api")
+    assert "copy=True" in gf.source and ".copy()" not in gf.source
+    dx, dy = gf(_convert(library)(x), _convert(library)(y))
+    dx[0] = 7.0
+    assert float(dy[0]) == 2.0 * (x[0] + y[0]) + 0.5
