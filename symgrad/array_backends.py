@@ -17,11 +17,12 @@ entry prints through its ``numpy`` column. The differences:
   of a Dask matrix (there and on the Array API): ``array_linalg_lazy``;
 - PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
-  ``concat``, ``cumulative_sum``, no ``einsum`` (refused).
+  ``concat``, ``cumulative_sum``, ``einsum`` by ``matmul``.
 """
 import ast
 
 from .array_backend_values import full, like_reference, plain_number, refuse
+from .array_backends_api import einsum_by_matmul
 from . import array_backends_dask as dask_columns
 from . import array_linalg_lazy as one_chunk
 from .array_index_backends import _array_index, _flipping_index, _index_adjoint, _triangle
@@ -138,8 +139,9 @@ def _copy(printer, value):
 
 
 def _broadcast_to(printer, node):
-    """``np.broadcast_to(x, shape)``; a number is ``full(shape, x)`` of the reference dtype
-    (PyTorch broadcasts tensors only)."""
+    """``np.broadcast_to(x, shape)``; a number, or a value of the sizes only (``d``, ``1 / n``: a
+    Python number too), is ``full(shape, x)`` of the reference dtype (PyTorch and the Array API
+    broadcast arrays only: array fuzzer 21-52, ``xp.broadcast_to(d, (1, n))``)."""
     x = node.inputs[0]
     if plain_number(x, printer):
         return full(printer, dims_ast(node.params[0]), printer.node(x))
@@ -147,12 +149,13 @@ def _broadcast_to(printer, node):
 
 
 def _einsum(printer, node):
-    if printer.backend == "array_api":
-        refuse(printer, "np.einsum", "the Array API standard has no einsum; backends 'numpy', "
-               "'jax' and 'torch' have it")
+    """``np.einsum``; on the Array API, which has none, by ``xp.matmul``
+    (``array_backends_api.einsum_by_matmul``)."""
     (subscripts,) = node.params
     operands = [printer.new_array(printer.node(x)) if plain_number(x, printer) else printer.node(x)
                 for x in node.inputs]  # torch.einsum takes tensors only
+    if printer.backend == "array_api":
+        return einsum_by_matmul(printer, subscripts, operands)
     return _call(printer, "np.einsum", [ast.Constant(subscripts)] + operands)
 
 

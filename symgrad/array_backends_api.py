@@ -95,3 +95,90 @@ def gathered_scatter(printer, target, shape, spec, value, names):
         ast.Assign([ast.Subscript(name(place), name(picked), ast.Store())], np_call(
             "arange", [distinct_]), lineno=None),
         assign([target], placed)]
+
+
+def einsum_by_matmul(printer, subscripts, operands):
+    """``np.einsum(subscripts, *operands)`` (operands printed; a number's letters are ``""``) in
+    the Array API, which has no einsum: operands contracted two at a time, each pair as one
+    ``xp.matmul`` of stacks of matrices where every group of letters (both and kept: the batch;
+    both and summed: the contraction; one operand's kept letters) has at most one letter
+    (``permute_dims`` to (batch, free, contracted) and (batch, contracted, free), a missing group
+    a new axis of size 1, squeezed after), else the product broadcast over every letter and
+    summed; a letter of one operand alone that no later term reads is summed first."""
+    from .array_linalg import parse_subscripts
+    terms, output = parse_subscripts(subscripts, len(operands))
+    scale = [x for letters, x in zip(terms, operands) if not letters]
+    pairs = [(letters, x) for letters, x in zip(terms, operands) if letters]
+    if not pairs:
+        letters, value = "", scale.pop(0)
+    else:
+        letters, value = pairs[0]
+        later = [t for t, _ in pairs[1:]]
+        letters, value = _summed(printer, letters, value, set(output).union(*later))
+        for k, (other, x) in enumerate(pairs[1:], 1):
+            needed = set(output).union(*[t for t, _ in pairs[k + 1:]])
+            other, x = _summed(printer, other, x, needed | set(letters))
+            letters, value = _pair(printer, letters, value, other, x, needed)
+    value = _permuted(printer, value, letters, output)
+    for x in scale:
+        value = ast.BinOp(value, ast.Mult(), x)
+    return value
+
+
+def _summed(printer, letters, x, needed):
+    """(the letters left, ``x`` summed over its letters not in ``needed``)."""
+    gone = [k for k, c in enumerate(letters) if c not in needed]
+    if not gone:
+        return letters, x
+    axis = ast.Constant(gone[0]) if len(gone) == 1 else ast.Tuple(
+        [ast.Constant(k) for k in gone], ast.Load())
+    return "".join(c for c in letters if c in needed), _call(printer, "np.sum", [x], [
+        ("axis", axis)])
+
+
+def _permuted(printer, x, letters, order):
+    """``x`` (axes named by ``letters``) with its axes in ``order`` (a permutation of them)."""
+    if letters == order:
+        return x
+    return _call(printer, "np.transpose", [x, ast.Tuple(
+        [ast.Constant(letters.index(c)) for c in order], ast.Load())])
+
+
+def _new_axes(x, positions, rank):
+    """``x[:, None, ...]``: a new axis at each of ``positions`` of a result of rank ``rank``."""
+    items = [ast.Constant(None) if k in positions else ast.Slice(None, None, None)
+             for k in range(rank)]
+    return ast.Subscript(x, ast.Tuple(items + [ast.Constant(Ellipsis)], ast.Load()),
+                         ast.Load())
+
+
+def _pair(printer, a, x, b, y, needed):
+    """(the letters of the result, the product of ``x`` (letters ``a``) and ``y`` (``b``)
+    summed over the letters both have that ``needed`` lacks)."""
+    batch = "".join(c for c in a if c in b and c in needed)
+    summed = "".join(c for c in a if c in b and c not in needed)
+    left = "".join(c for c in a if c not in b)
+    right = "".join(c for c in b if c not in a)
+    if not a or not b:  # a 0-d factor
+        return _summed(printer, a + b, ast.BinOp(x, ast.Mult(), y), needed)
+    if max(len(summed), len(left), len(right)) <= 1:  # one matmul of stacks of matrices
+        x = _permuted(printer, x, a, batch + left + summed)
+        y = _permuted(printer, y, b, batch + summed + right)
+        nb = len(batch)
+        added_x = ([nb] if not left else []) + ([nb + 1] if not summed else [])
+        added_y = ([nb] if not summed else []) + ([nb + 1] if not right else [])
+        if added_x:
+            x = _new_axes(x, added_x, nb + 2)
+        if added_y:
+            y = _new_axes(y, added_y, nb + 2)
+        value = _call(printer, "np.matmul", [x, y])
+        squeezed = ([nb] if not left else []) + ([nb + 1] if not right else [])
+        if squeezed:
+            value = _call(printer, "np.squeeze", [value], [("axis", ast.Tuple(
+                [ast.Constant(k) for k in squeezed], ast.Load()))])
+        return batch + left + right, value
+    every = a + right  # broadcast over every letter, multiply, sum
+    x = _new_axes(x, [k for k, c in enumerate(every) if c not in a], len(every))
+    y = _permuted(printer, y, b, "".join(c for c in every if c in b))
+    y = _new_axes(y, [k for k, c in enumerate(every) if c not in b], len(every))
+    return _summed(printer, every, ast.BinOp(x, ast.Mult(), y), needed)

@@ -1,0 +1,119 @@
+"""What the Array API standard lacks and ``backend="array_api"`` prints with standard operations
+instead, checked against the numpy backend's numbers (rel 1e-12) on NumPy, ``array_api_strict``
+and PyTorch arrays: ``np.einsum`` and ``@`` of stacks of matrices by ``xp.matmul``; copies by
+``xp.asarray(x, copy=True)`` (the standard's arrays have no ``.copy()``); the scatter-add of an
+index array the code computes by a one-hot product; numbers where a ``where`` and its guard meet
+the standard's rule that an operation takes at least one array. Array fuzzer cases by seed-id.
+"""
+import numpy as np
+import pytest
+
+import symgrad
+from source_modules import load_module
+from test_backend_forms import _as_numpy
+from test_backends import HAS, install_hint
+
+LIBRARIES = ["numpy", "strict", "torch"]
+
+
+def _convert(library):
+    if library == "numpy":
+        return np.asarray
+    if library == "strict":
+        if not HAS["array_api_strict"]:
+            pytest.skip(install_hint("array_api_strict"))
+        import array_api_strict
+        return array_api_strict.asarray
+    if not HAS["torch"]:
+        pytest.skip(install_hint("torch"))
+    import torch
+    return torch.from_numpy
+
+
+def _agree(f, args, library, shapes=None):
+    """The array_api gradient of ``f`` on ``library``'s arrays equals the numpy backend's."""
+    if not HAS["array_api_compat"]:
+        pytest.skip(install_hint("array_api_compat"))
+    convert = _convert(library)
+    want = symgrad.grad(f, shapes=shapes)(*args)
+    got = symgrad.grad(f, shapes=shapes, backend="array_api")(*[convert(a) for a in args])
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g = _as_numpy(g)
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+
+
+def _module(tmp_path, source, name):
+    return load_module(tmp_path, "import numpy as np\n\n\n" + source, name)
+
+
+EINSUMS = '''def pairs(A, B, v):
+    return (np.sum(np.sin(np.einsum("ij,jk->ik", A, B))) + np.sum(np.einsum("ij,j->i", A, v) ** 2)
+            + np.sum(np.einsum("ij,ij->i", A, A) * v[0]) + np.einsum("ij->", A * A)
+            + np.sum(np.einsum("ij->ji", A) ** 3) + np.sum(np.einsum("ij,k->k", A, v) ** 2)
+            + np.sum(np.einsum("ij,jk,k->i", A, B, np.cos(v)) ** 2)
+            + np.einsum("i,i->", v, v * 2.0))
+
+
+def stacks(T, S):
+    return (np.sum(np.tanh(T @ S)) + np.sum(np.einsum("bij,bjk->bik", T, S) ** 2)
+            + np.sum(np.einsum("bij,bkl->ik", T, S) ** 2)
+            + np.sum(np.einsum("bij,bjk->kib", T, S) * 0.5)
+            + np.sum(np.einsum("bij,bik->jk", T, T) ** 2))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_einsum_and_stacks_of_matrices_by_matmul(tmp_path, library):
+    """``np.einsum`` (and ``@`` of rank 3, read as one) was refused on the Array API ("the Array
+    API standard has no einsum"): each pair of operands is one ``xp.matmul`` (permuted, a missing
+    axis made of size 1), or a broadcast product summed where several letters share a role."""
+    module = _module(tmp_path, EINSUMS, "einsums")
+    rng = np.random.default_rng(5)
+    n, d = 4, 3
+    _agree(module.pairs, (rng.normal(size=(n, d)), rng.normal(size=(d, d)),
+                          rng.normal(size=d)), library)
+    _agree(module.stacks, (rng.normal(size=(2, 3, 3)), rng.normal(size=(2, 3, 3))), library)
+    source = symgrad.grad(module.stacks, backend="array_api",
+                          shapes={"T": ("b", "n", "n"), "S": ("b", "n", "n")}).source
+    assert "xp.matmul(" in source and "xp.einsum" not in source
+
+
+SIZES = '''def mean_of_sizes(X, v):
+    return ((v - np.logaddexp(v[None, -1], v[None, -1]))).mean()
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_value_of_the_sizes_broadcast_is_an_array(tmp_path, library):
+    """Array fuzzer 21-52: the adjoint broadcast a size, ``xp.broadcast_to(d, (1, n))``, and
+    the standard broadcasts arrays only (AttributeError on array_api_strict, TypeError on
+    torch): a value of the sizes alone is ``xp.full`` of the data's dtype."""
+    module = _module(tmp_path, SIZES, "sizes")
+    rng = np.random.default_rng(2)
+    _agree(module.mean_of_sizes, (rng.normal(size=(2, 2)), rng.normal(size=(5, 2))), library,
+           shapes={"X": ("n", "n"), "v": ("d", "n")})
+
+
+COPIES = '''def equal_gradients(x, y):
+    return np.sum((x + y) ** 2) + np.sum(x.copy() * 0.5) + np.sum(y * 0.5)
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_equal_gradients_are_returned_as_copies_the_standard_has(tmp_path, library):
+    """Two equal gradients (``df_dy = df_dx``) were returned as ``df_dy.copy()``: the standard's
+    arrays have no ``.copy()`` (AttributeError on array_api_strict). It is
+    ``xp.asarray(df_dy, copy=True)``, an array of its own: writing one leaves the other."""
+    module = _module(tmp_path, COPIES, "copies")
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.25, -0.75])
+    _agree(module.equal_gradients, (x, y), library, shapes={"x": ("n",), "y": ("n",)})
+    gf = symgrad.grad(module.equal_gradients, shapes={"x": ("n",), "y": ("n",)},
+                      backend="array_api")
+    assert "copy=True" in gf.source and ".copy()" not in gf.source
+    dx, dy = gf(_convert(library)(x), _convert(library)(y))
+    dx[0] = 7.0
+    assert float(dy[0]) == 2.0 * (x[0] + y[0]) + 0.5
