@@ -456,3 +456,23 @@ def test_the_array_api_backend_still_refuses_unknown_sizes():
     wl = aw.WORKLOADS["A1"]
     g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"], backend="array_api")
     assert "compute_chunk_sizes" in g.source
+
+
+def test_scalar_code_on_dask_is_lazy_through_array_api():
+    """Scalar code has no lazy specialisation: its numpy gradient converts with ``np.asarray``
+    (which computes a Dask array); ``backend="array_api"`` keeps it lazy (docs/backends.md)."""
+    pytest.importorskip("array_api_compat", reason="pip install -e '.[array-api]'")
+    import math
+
+    def f(x, y):
+        return math.sin(x) * y + x * x if x > 0.5 else math.exp(x) * y
+
+    x, y = np.linspace(-1.0, 2.0, 40), np.linspace(0.5, 1.5, 40)
+    want = symgrad.grad(f, backend="numpy")(x, y)
+    got = lazily(symgrad.grad(f, backend="array_api"), da.from_array(x, chunks=10),
+                 da.from_array(y, chunks=10))
+    assert_agrees(got, want)
+    with pytest.raises(Computed):  # the numpy code's np.asarray computes
+        lazily(symgrad.grad(f, backend="numpy"), da.from_array(x, chunks=10), y)
+    exact = np.where(x > 0.5, np.cos(x) * y + 2 * x, np.exp(x) * y)  # by hand
+    np.testing.assert_allclose(want[0], exact, rtol=1e-14)
