@@ -264,7 +264,7 @@ def build(kind, f, *, wrt, stop_gradients, unconnected, backend, strategy, shape
 def _watch_of(f):
     """What a derivative of ``f`` watches besides its own build's reads: ``f``'s watch when ``f``
     is a gradient (its program holds the values its build read)."""
-    watch = f._watch if isinstance(f, (GradientFunction, ArrayGradientFunction)) else None
+    watch = f._watch if isinstance(f, GradientFunction) else None  # array ones too
     return watch or dependencies.Watch()
 
 

@@ -273,7 +273,7 @@ def _index_adjoint_statements(printer, target, node, names):
                        lineno=None)]
     for g, spec in zip(node.inputs, specs):
         value = printer.node(_unstretched(g))
-        if plain_number(_unstretched(g), printer) and printer.backend == "torch":  # index_put_ takes tensors
+        if printer.backend == "torch" and plain_number(_unstretched(g), printer):  # tensors only
             value = printer.new_array(value)
         arrays = [item for item in spec if item[0] in ("array", "at")]
         if printer.backend in ("torch", "array_api"):

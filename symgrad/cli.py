@@ -215,16 +215,14 @@ def _gradient(args):
             return function
         kind, options = kind or function.kind, dict(function.options or {})
         function = function.primal
-    options.update({name: value for name, value in (
-        ("wrt", args.wrt), ("backend", args.backend), ("strategy", args.strategy))
-        if value is not None})
+    for name in ("wrt", "backend", "strategy"):  # the command line's, else the decorator's
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    options = {name: value for name, value in options.items() if value is not None}
     options.setdefault("strategy", "auto")
-    build = getattr(api, kind or "grad")
     if shapes is None:
-        gradient = build(function, **{"backend": "math", **{
-            name: value for name, value in options.items() if value is not None}})
-    else:
-        gradient = build(function, shapes=shapes, **options)
+        options.setdefault("backend", "math")
+    gradient = getattr(api, kind or "grad")(function, shapes=shapes, **options)
     if gradient.source is None:  # array code, built per shape at its first call
         raise _shapes_needed(args.target.name)
     return gradient
