@@ -711,7 +711,7 @@ REJECTIONS = [
               "pass 1"),
     Rejection("tuple-as-number", tuple_as_number, 1, "PAIR + x", "tuple", "numbers"),
     Rejection("condition-as-number", condition_as_number, 1, "(x > 0) * x", "condition",
-              "conditions"),
+              "1.0 if c else 0.0"),
     Rejection("division-by-zero-assigned", division_by_zero_assigned, 1, "x / 0.0",
               "division by zero", "check the expression"),
     Rejection("division-by-zero-returned", division_by_zero_returned, 1, "x / 0.0",
