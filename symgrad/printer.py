@@ -477,10 +477,14 @@ def _folded(tree):
     evaluates to, computed here by the same ``math`` calls the generated code would make, so the
     value is the same to the bit; the tree itself when it does not evaluate to a finite float."""
     expression = ast.fix_missing_locations(ast.Expression(tree))
+    namespace = {"math": math}
+    if any(isinstance(n, ast.Name) and n.id == "scipy" for n in ast.walk(tree)):
+        import scipy.special  # digamma(3.75): the primal imported it (a SciPy function of a number)
+        namespace["scipy"] = scipy
     try:
-        value = eval(compile(expression, "<symgrad constant>", "eval"), {"math": math})
-    except (ArithmeticError, ValueError, TypeError):  # round(complex): the primal raises too
-        return tree
+        value = eval(compile(expression, "<symgrad constant>", "eval"), namespace)
+    except (ArithmeticError, ValueError, TypeError, NameError):  # round(complex): the primal
+        return tree  # raises too
     if type(value) is not float or not math.isfinite(value):
         return tree
     return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)

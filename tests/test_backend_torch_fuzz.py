@@ -5,6 +5,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symgrad
 from symgrad import stop_gradient
@@ -113,3 +114,20 @@ def test_int_constants_and_indices_read_as_numbers():
     want, got = _both(int_constant_and_argmax, {"X": ("n", "n"), "v": ("n",)}, [X, v])
     _close(got, want)
     _close(got, [np.zeros((4, 4)), WEIGHTS * 0.1 + 0.2 + np.array([0, 0, 1.0, 0])])
+
+
+def special_of_a_number(X, v):
+    return np.where(X[0, 0] <= 0.1, np.exp(0.2 * scipy.special.digamma(1.5 + 1.5 ** 2)),
+                    X[0, 0] * scipy.special.digamma(1.5 + 1.5 ** 2))
+
+
+def test_scipy_special_of_a_number_is_folded():
+    """21-290: ``digamma(3.75)``, a number, was folded by evaluating ``scipy.special.digamma``
+    without SciPy in the namespace (NameError 'scipy' while building for torch); it is now its
+    value, 1.1825373886117962."""
+    X, v = np.array([[0.5, 0.0], [0.0, 0.0]]), np.zeros(3)
+    want, got = _both(special_of_a_number, {"X": ("n", "n"), "v": ("d",)}, [X, v])
+    _close(got, want)
+    hand = np.zeros((2, 2))
+    hand[0, 0] = scipy.special.digamma(3.75)
+    _close(got, [hand, np.zeros(3)])
