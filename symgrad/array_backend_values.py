@@ -51,17 +51,21 @@ def zeros(printer, shape):
     return _call(printer, "np.zeros", [shape], like_reference(printer))
 
 
-def constant(printer, name):
+def constant(printer, name, number=False):
     """A constant array of the namespace (a NumPy array) where the code reads it, as an array of
     the backend: a float array takes the reference parameter's dtype (float32 data stays
-    float32), a boolean one too on the Array API, and PyTorch and the Array API put it on the reference parameter's device."""
+    float32), a boolean one too on the Array API, an int one on PyTorch where it is read as a
+    number (``number``; an index array stays ints), and PyTorch and the Array API put it on the
+    reference parameter's device."""
     value = printer.constants.get(name)
     keywords = []
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if printer.reference is not None and (kind == "f" or kind == "b" and
-                                          printer.backend == "array_api"):
+                                          printer.backend == "array_api" or
+                                          number and kind in ("i", "u") and printer.backend == "torch"):
         # a boolean constant is read as a condition, `MASK != 0.0`, and the Array API compares
         # booleans with booleans only (array_api_strict): its values as floats, 1.0 and 0.0
+        # PyTorch computes an int tensor read as a number (``number``) with a float in float32
         keywords.append(("dtype", _reference(printer, "dtype")))
     if printer.reference is not None and printer.backend != "jax":
         keywords.append(("device", _device(printer)))

@@ -298,6 +298,10 @@ def _index_adjoint_statements(printer, target, node, names):
             at = ast.Subscript(ast.Attribute(name, "at", ast.Load()), index, ast.Load())
             body.append(ast.Assign([ast.Name(target, ast.Store())], ast.Call(
                 ast.Attribute(at, "add", ast.Load()), [value], []), lineno=None))
+        elif printer.backend == "torch" and all(item[0] == "at" for item in arrays):
+            # z[i] += g of a 0-d index i (np.argmax): one element, no repeats; index_add_
+            # takes a vector of indices (its source then has that axis: RuntimeError)
+            body.extend(_added(printer, target, index, value))
         elif arrays and printer.backend == "torch" and len(arrays) == 1 and all(
                 item[0] in ("slice", "int") for item in spec if item[0] not in ("array", "at")) \
                 and not _negative_indices(printer, spec) and not _ints_apart(spec):

@@ -93,6 +93,31 @@ class _Respell(ast.NodeTransformer):
         return node
 
 
+def integer_names(program):
+    """The names ``program`` binds to tensors of integers (``torch.arange(n)``, ``torch.argmax``,
+    triangle indices, ``stop_gradient`` of one): what indexes, and what the printer reads as
+    ``steps.to(X.dtype)`` where it computes with it (``printer.integer_names``): PyTorch computes
+    an int tensor times a Python float in its default dtype, float32 (NumPy: float64)."""
+    from .array_indexing import ARANGE, TRI_INDICES
+    from .array_values import ARGMAX, ARGMIN, ARGSORT
+    from .functions import StopGradient
+    kinds = tuple(rule.node for rule in (ARGMAX, ARGMIN, ARGSORT, TRI_INDICES))
+    found = set()
+    for a in program.assignments:
+        expr = getattr(a, "expr", None)
+        if isinstance(expr, StopGradient):
+            expr = expr.args[0]
+        if isinstance(expr, kinds) or expr in found or isinstance(expr, ARANGE.node) and \
+                integer_steps(expr):
+            found.add(a.target)
+    return {s.name for s in found}
+
+
+def integer_steps(node):
+    """Whether the ``np.arange`` node ``node`` counts in ints (an int tensor in PyTorch)."""
+    return all(v.is_integer for v in node.params)
+
+
 def torch_in_place(program, body, arrays, results, stops, invented):
     """``body`` (a printed torch gradient after its prologue, ending with its ``return``) rewritten
     to work in place, or ``body`` itself when nothing changes or the rewrite cannot be spelled in

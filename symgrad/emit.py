@@ -26,7 +26,7 @@ import sympy
 from .array_backends_dask import data_indices
 from .array_indexing import TRI_INDICES
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
-from .array_torch import torch_in_place
+from .array_torch import integer_names, torch_in_place
 from .backends import backend as backend_spec, prologue as backend_prologue
 from .errors import OptionError
 from .fence import dotted
@@ -86,6 +86,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)
+    if backend == "torch" and program.arrays is not None:
+        printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
         printer.triangles = data_indices(program, (TRI_INDICES,))
     results, values = {}, {}

@@ -69,11 +69,15 @@ class Printer:
         self.reference = reference
         self.constants = dict(constants or {})
         self.plain_names = set()  # common terms of sizes only (`_t0 = n * n`): Python numbers
+        self.integer_names = set()  # torch: int tensors, read as `steps.to(X.dtype)` (emit)
 
     def expr(self, e, renamed=None):
         """The AST of ``e``, with symbols renamed through ``renamed`` first (a dict or None)."""
         if renamed:
             e = replaced(e, renamed, evaluate=False)  # memoised: a max of every tie test built once
+        inner = e.args[0] if isinstance(e, StopGradient) else e
+        if inner.is_Symbol and inner.name in self.integer_names:  # `i = position`: ints kept
+            return ast.Name(inner.name, ast.Load())
         return self.node(e)
 
     def name(self, dotted):
@@ -125,7 +129,10 @@ class Printer:
         if e.is_Symbol:
             if e.name in self.constants and self.backend != "numpy":
                 from .array_backend_values import constant
-                return constant(self, e.name)
+                return constant(self, e.name, number=True)
+            if e.name in self.integer_names and self.reference is not None:
+                return ast.Call(ast.Attribute(ast.Name(e.name, ast.Load()), "to", ast.Load()), [
+                    ast.Attribute(ast.Name(self.reference, ast.Load()), "dtype", ast.Load())], [])
             return ast.Name(e.name, ast.Load())
         if e.is_Integer:  # float literals: float * float is faster than float * int
             return self.number(float(e))
@@ -470,10 +477,14 @@ def _folded(tree):
     evaluates to, computed here by the same ``math`` calls the generated code would make, so the
     value is the same to the bit; the tree itself when it does not evaluate to a finite float."""
     expression = ast.fix_missing_locations(ast.Expression(tree))
+    namespace = {"math": math}
+    if any(isinstance(n, ast.Name) and n.id == "scipy" for n in ast.walk(tree)):
+        import scipy.special  # digamma(3.75): the primal imported it (a SciPy function of a number)
+        namespace["scipy"] = scipy
     try:
-        value = eval(compile(expression, "<symgrad constant>", "eval"), {"math": math})
-    except (ArithmeticError, ValueError, TypeError):  # round(complex): the primal raises too
-        return tree
+        value = eval(compile(expression, "<symgrad constant>", "eval"), namespace)
+    except (ArithmeticError, ValueError, TypeError, NameError):  # round(complex): the primal
+        return tree  # raises too
     if type(value) is not float or not math.isfinite(value):
         return tree
     return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)

@@ -5,8 +5,10 @@ import importlib.util
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symgrad
+from symgrad import stop_gradient
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="torch not installed: pip install -e '.[test,torch]'")
@@ -80,3 +82,52 @@ def test_size_number_broadcast_in_a_vjp():
     hand = np.full((3, 2), 1.0 / 6)
     hand[-1] -= 3.0 / 6  # logaddexp(a, a) = a + log 2 (d/da 1) subtracted from d = 3 rows
     _close(got, [np.zeros((2, 2)), hand])
+
+
+def steps_times_v(X, v):
+    return np.sum(np.arange(X.shape[1]) * 0.1 * v) + np.sum(np.arange(0.5, X.shape[1]) * 0.3 * v)
+
+
+def test_int_steps_read_as_numbers_are_the_data_dtype():
+    """21-181: ``torch.arange(n)`` is an int64 tensor and ``0.25 * steps`` computed it in
+    float32 (RuntimeError against float64 v in a dot; here d/dv[3] was 0.30000001192092896 for
+    0.1 * 3): read as a number it is now ``steps.to(X.dtype)``; ``np.arange(0.5, n)`` counts in
+    the data dtype (torch's default float32 before)."""
+    X, v = np.zeros((4, 4)), np.array([0.1, -0.2, 0.3, 0.4])
+    want, got = _both(steps_times_v, {"X": ("n", "n"), "v": ("n",)}, [X, v])
+    _close(got, want)
+    _close(got, [np.zeros((4, 4)), np.arange(4) * 0.1 + np.arange(0.5, 4) * 0.3])
+
+
+WEIGHTS = np.array([1, 2, 3, 4])
+
+
+def int_constant_and_argmax(X, v):
+    i = stop_gradient(np.argmax(v))
+    return np.sum(WEIGHTS * 0.1 * v) + 0.1 * i * np.sum(v) + v[i]
+
+
+def test_int_constants_and_indices_read_as_numbers():
+    """An int constant array and an argmax read as numbers are cast to the data dtype; as an
+    index (``v[i]``) the argmax stays an int tensor."""
+    X, v = np.zeros((4, 4)), np.array([0.1, -0.2, 0.3, 0.25])
+    want, got = _both(int_constant_and_argmax, {"X": ("n", "n"), "v": ("n",)}, [X, v])
+    _close(got, want)
+    _close(got, [np.zeros((4, 4)), WEIGHTS * 0.1 + 0.2 + np.array([0, 0, 1.0, 0])])
+
+
+def special_of_a_number(X, v):
+    return np.where(X[0, 0] <= 0.1, np.exp(0.2 * scipy.special.digamma(1.5 + 1.5 ** 2)),
+                    X[0, 0] * scipy.special.digamma(1.5 + 1.5 ** 2))
+
+
+def test_scipy_special_of_a_number_is_folded():
+    """21-290: ``digamma(3.75)``, a number, was folded by evaluating ``scipy.special.digamma``
+    without SciPy in the namespace (NameError 'scipy' while building for torch); it is now its
+    value, 1.1825373886117962."""
+    X, v = np.array([[0.5, 0.0], [0.0, 0.0]]), np.zeros(3)
+    want, got = _both(special_of_a_number, {"X": ("n", "n"), "v": ("d",)}, [X, v])
+    _close(got, want)
+    hand = np.zeros((2, 2))
+    hand[0, 0] = scipy.special.digamma(3.75)
+    _close(got, [hand, np.zeros(3)])
