@@ -344,8 +344,9 @@ class Printer:
         condition = self.node(cond)
         if self.backend in GUARDED:
             where = self.name("np.where")
-            left = guard(left, condition, True, self.guarded_names(), where)
-            right = guard(right, condition, False, self.guarded_names(), where)
+            left = guard(left, condition, True, self.guarded_names(), where, self.elementwise())
+            right = guard(right, condition, False, self.guarded_names(), where,
+                          self.elementwise())
         return ast.Call(self.name("np.where"), [condition, left, right], [])
 
     def guarded_names(self):
@@ -357,6 +358,15 @@ class Printer:
                 return self.spec.spelling(printed) if printed else None
             self._guarded = spellings(spelled)
         return self._guarded
+
+    def elementwise(self):
+        """The printed names of the elementwise functions of the table (``jnp.exp``,
+        ``jnp.maximum``), which the guard looks inside."""
+        if getattr(self, "_elementwise", None) is None:
+            names = {self.spec.spelling(p) for p in (spelling(r, self.backend) for r in RULES)
+                     if p}
+            self._elementwise = names | set(self.guarded_names())
+        return self._elementwise
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""

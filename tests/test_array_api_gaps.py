@@ -117,3 +117,47 @@ def test_equal_gradients_are_returned_as_copies_the_standard_has(tmp_path, libra
     dx, dy = gf(_convert(library)(x), _convert(library)(y))
     dx[0] = 7.0
     assert float(dy[0]) == 2.0 * (x[0] + y[0]) + 0.5
+
+
+GUARD_IN_EINSUM = '''def helper0(u, scale=2.0):
+    return scale * np.clip(u, -0.5, 0.5)
+
+
+def helper1(u, scale=2.0):
+    return scale * np.maximum(u, 0.1)
+
+
+def f(X, v):
+    return np.einsum('ij,ij->', helper0(np.amax(np.full((v.shape[0], 1, 1, 1), 0.5)
+                                               * X[None, :, None, None] * v[None, None, :, None, 1, -1]
+                                               * X[None, None, None, ::-1], axis=2)).sum(axis=-3),
+                     helper1(np.amax(np.minimum(v[1, :, None, 0] * v[None, :, 1, 0],
+                                                np.ones((v.shape[2], len(X))) * 0.3), axis=None,
+                                     keepdims=True)
+                             + np.logaddexp(v[::-1, None, -1, -1] * v[None, ::-1, 1, -1],
+                                            np.eye(len(X)))))
+'''
+
+
+@pytest.mark.parametrize("backend", ["jax", "numpy", "strict", "torch"])
+def test_the_guard_keeps_the_shape_inside_a_contraction(tmp_path, backend):
+    """Array fuzzer 13-114: the guard of a ``where`` side put its safe argument inside an
+    ``einsum`` operand (``jnp.einsum(',ij->ij', 1.0, ... jnp.log(jnp.where(c, u, 1.0)))``) with
+    a condition ``c`` of rank 3, which broadcast the operand (ValueError: subscript 'ij' does not
+    contain the correct number of indices); the guard looks inside elementwise functions only."""
+    module = _module(tmp_path, GUARD_IN_EINSUM, "guard_in_einsum")
+    rng = np.random.default_rng(114)
+    X, v = rng.uniform(-1.0, 1.0, 4), rng.uniform(-1.0, 1.0, (4, 3, 3))
+    shapes = {"X": ("n",), "v": ("n", "d", "d")}
+    if backend != "jax":
+        _agree(module.f, (X, v), backend, shapes=shapes)
+        return
+    if not HAS["jax"]:
+        pytest.skip(install_hint("jax"))
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    want = symgrad.grad(module.f, shapes=shapes)(X, v)
+    gf = symgrad.grad(module.f, shapes=shapes, backend="jax")
+    for got in (gf(X, v), jax.jit(gf)(X, v)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-13)
