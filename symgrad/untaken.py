@@ -51,7 +51,7 @@ def spellings(spelled):
     return table
 
 
-def guard(node, condition, taken, table, where, elementwise=None):
+def guard(node, condition, taken, table, where, elementwise=None, numbers=None):
     """``node`` (a printed side of a ``where``, modified) with every guarded argument made safe
     where the side is not taken: ``where(condition, u, safe)`` for the side taken where
     ``condition`` holds (``taken``), ``where(condition, safe, u)`` for the other.
@@ -68,6 +68,8 @@ def guard(node, condition, taken, table, where, elementwise=None):
             function keeps (the side is broadcast to it anyway) but a contraction, a reduction
             or a reshape does not (array fuzzer 13-114: ``jnp.einsum(',ij->ij', 1.0,
             log(where(c, u, 1.0)))`` with ``c`` of rank 3).
+        numbers: a guarded argument that prints as a Python number (``n * n``) as an array,
+            or None when it is not one (None: arguments as they are).
 
     Returns:
         The rewritten expression.
@@ -76,6 +78,8 @@ def guard(node, condition, taken, table, where, elementwise=None):
         if isinstance(argument, ast.Constant) or _is_number(argument):
             return argument
         number = ast.Constant(value)
+        array = numbers(argument) if numbers is not None else None
+        argument = argument if array is None else array
         pair = [argument, number] if taken else [number, argument]
         return ast.Call(copy.deepcopy(where), [copy.deepcopy(condition)] + pair, [])
 

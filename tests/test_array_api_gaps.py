@@ -27,7 +27,7 @@ def _convert(library):
     if not HAS["torch"]:
         pytest.skip(install_hint("torch"))
     import torch
-    return torch.from_numpy
+    return lambda a: torch.from_numpy(np.asarray(a))
 
 
 def _agree(f, args, library, shapes=None):
@@ -161,3 +161,37 @@ def test_the_guard_keeps_the_shape_inside_a_contraction(tmp_path, backend):
     for got in (gf(X, v), jax.jit(gf)(X, v)):
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-13)
+
+
+SIZES_GUARDED = '''def var_branch(X, v):
+    t0 = (np.ones((X.shape[0], 1)) * 0.3) * (X[None])
+    return np.where(v > np.var(t0), v * 2.0, np.var(t0) - 1.0)
+
+
+def helper0(u):
+    w = np.maximum(u, 0.1)
+    return w + u * 0.5
+
+
+def scaled_branch(X, v, W):
+    r = X[-1, ::-1, None, None, -1] * X[..., ::-1, None, 1] * X[None, :, 0, ::-1] / (1.0 + X.size)
+    m = helper0(np.ones((X.shape[1], 1, 1, 1)) * 0.3 * X[:, :, None, None, 0]
+                * X[:, None, -1, :, None] * X[:, None, None, :, -1]).min(axis=3)
+    return np.sum(np.linalg.inv(3.0 * np.eye(X.shape[1]) + 0.3 * np.tanh(
+        np.where(r <= 0.1, np.exp(0.2 * m), r * m)[:, :, 0])))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_guarded_denominator_of_the_sizes_is_an_array(tmp_path, library):
+    """Array fuzzer 22-18 and 22-20: the guard of a denominator of the sizes alone printed
+    ``xp.where(_t4, 1.0, n * n)``, a ``where`` of two Python numbers (array_api_strict: TypeError
+    "Two scalars not allowed"); the size is a 0-d array of the data's dtype there."""
+    module = _module(tmp_path, SIZES_GUARDED, "sizes_guarded")
+    rng = np.random.default_rng(22)
+    for v in (-0.2859832455751963, 0.5):
+        _agree(module.var_branch, (np.array([0.3176, -0.5528]), np.float64(v)), library,
+               shapes={"X": ("n",), "v": ()})
+    _agree(module.scaled_branch, (rng.uniform(-1.0, 1.0, (1, 4, 5)), np.float64(0.66),
+                                  np.float64(-0.86)), library,
+           shapes={"X": (1, "d", "n"), "v": (), "W": ()})
