@@ -195,3 +195,37 @@ def test_a_guarded_denominator_of_the_sizes_is_an_array(tmp_path, library):
     _agree(module.scaled_branch, (rng.uniform(-1.0, 1.0, (1, 4, 5)), np.float64(0.66),
                                   np.float64(-0.86)), library,
            shapes={"X": (1, "d", "n"), "v": (), "W": ()})
+
+
+COMPUTED = '''from symgrad import stop_gradient
+
+LABELS = np.array([1, 0, 2, 1])
+
+
+def permuted(x):
+    return np.sum(x[np.argsort(stop_gradient(x))] * np.arange(len(x)))
+
+
+def largest_rows(X):
+    return np.sum(X[np.argmax(stop_gradient(X[:, 0]))] ** 2) + X[1, np.argmin(stop_gradient(X[1]))] * 3.0
+
+
+def picked(Z):
+    logp = Z - np.log(np.sum(np.exp(Z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(Z.shape[0]), LABELS]) + np.trace(Z[:3, :3] @ Z[:3, :3].T)
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_an_index_the_code_computes_is_scattered(tmp_path, library):
+    """The adjoint of indexing with an index the code computes was refused on the Array API
+    ("the Array API standard has no scatter-add"): ``np.argsort``'s and ``np.argmax``'s by a
+    one-hot product (the cells numbered and indexed as the primal indexes, ``==``, ``@``); a 0-d
+    one as ``xp.take`` (array_api_strict takes no 0-d index array beside ``...``); an
+    ``np.arange`` used only to index (``np.trace``, ``Z[np.arange(n), LABELS]``) as NumPy's ints,
+    scattered by gathers (it was an arange of the data's float dtype: IndexError)."""
+    module = _module(tmp_path, COMPUTED, "computed")
+    rng = np.random.default_rng(9)
+    _agree(module.permuted, (rng.normal(size=6),), library, shapes={"x": ("n",)})
+    _agree(module.largest_rows, (rng.normal(size=(5, 3)),), library, shapes={"X": ("n", "d")})
+    _agree(module.picked, (rng.normal(size=(4, 3)),), library, shapes={"Z": ("n", 3)})
