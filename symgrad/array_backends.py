@@ -91,11 +91,14 @@ def _array_of(printer, node):
 
 def _arange(printer, node):
     """``np.arange``; the Array API's of ints is an int array, which it does not mix with floats:
-    it takes the reference parameter's dtype."""
+    it takes the reference parameter's dtype; one the code indexes with only is NumPy's (ints:
+    ``emit.index_aranges``)."""
     from .array_indexing import _arange_print
     from .array_torch import integer_steps
     call = _arange_print(printer, node)
-    if printer.backend == "array_api" or printer.backend == "torch" and not integer_steps(node):
+    if printer.backend == "array_api" and node in getattr(printer, "numpy_aranges", ()):
+        call.func = ast.Attribute(ast.Name("compat_numpy", ast.Load()), "arange", ast.Load())
+    elif printer.backend == "array_api" or printer.backend == "torch" and not integer_steps(node):
         # torch.arange(0.5, n) counts in the default dtype, float32
         call.keywords = [ast.keyword(k, v) for k, v in like_reference(printer)]
     return call

@@ -182,3 +182,55 @@ def _pair(printer, a, x, b, y, needed):
     y = _permuted(printer, y, b, "".join(c for c in every if c in b))
     y = _new_axes(y, [k for k, c in enumerate(every) if c not in b], len(every))
     return _summed(printer, every, ast.BinOp(x, ast.Mult(), y), needed)
+
+
+def one_hot_scatter(printer, target, shape, spec, value, names, indexed):
+    """``np.add.at(target, spec, value)`` for an index the code computes (``np.argmax``,
+    ``np.argsort``, ``np.arange(n)``), which the gathers of ``gathered_scatter`` cannot number
+    with NumPy when the gradient is called on another library's arrays: the cells of the indexed
+    axes numbered (``xp.arange``) and indexed as the primal indexes (``indexed``, the printer of
+    subscripts), each element of ``value`` matched with its cell (a one-hot matrix, ``==``) and
+    the sums taken by one product::
+
+        _cells = xp.reshape(xp.arange(n * k, device=device(X)), (n, k))[order, ...]
+        _onehot = xp.astype(xp.reshape(_cells, (-1,))[:, None]
+                            == xp.arange(n * k, device=device(X))[None, :], X.dtype)
+        scattered = xp.reshape(_onehot.T @ xp.reshape(xp.broadcast_to(g, _cells.shape + rest),
+                               (-1, 1)), (n, k)) + scattered
+
+    Every element is multiplied by 1.0 or 0.0 and summed: the sums of ``np.add.at``, added in
+    another order."""
+    from .array_backends_dask import product_ast
+    from .array_nodes import int_ast
+    lead, rest = shape[:len(spec)], shape[len(spec):]
+    cells_name, onehot_name = (fresh_name(n, names) for n in ("_cells", "_onehot"))
+
+    def name(text):
+        return ast.Name(text, ast.Load())
+    count = product_ast(lead)
+    arange = _call(printer, "np.arange", [count], [("device", _device(printer))])
+    numbered = _call(printer, "np.reshape", [arange, dims_ast(lead)])
+    picked = indexed(printer, numbered, spec)
+    flat = _call(printer, "np.reshape", [name(cells_name), ast.Tuple([ast.Constant(-1)],
+                                                                     ast.Load())])
+    column = ast.Subscript(flat, ast.Tuple([ast.Slice(), ast.Constant(None)], ast.Load()),
+                           ast.Load())
+    row = ast.Subscript(_call(printer, "np.arange", [product_ast(lead)], [
+        ("device", _device(printer))]), ast.Tuple([ast.Constant(None), ast.Slice()], ast.Load()),
+        ast.Load())
+    onehot = _call(printer, "np.astype", [ast.Compare(column, [ast.Eq()], [row]),
+                                          like_reference(printer)[0][1]])
+    if isinstance(value, (ast.Constant, ast.UnaryOp)):
+        value = printer.new_array(value)
+    rest_ast = dims_ast(rest)
+    stretched = _call(printer, "np.broadcast_to", [value, ast.BinOp(ast.Attribute(
+        name(cells_name), "shape", ast.Load()), ast.Add(), rest_ast)])
+    columns = product_ast(rest) if rest else ast.Constant(1)
+    values = _call(printer, "np.reshape", [stretched, ast.Tuple([ast.Constant(-1), columns],
+                                                                ast.Load())])
+    summed = ast.BinOp(ast.Attribute(name(onehot_name), "T", ast.Load()), ast.MatMult(), values)
+    added = _call(printer, "np.reshape", [summed, dims_ast(shape)])
+    return [ast.Assign([ast.Name(cells_name, ast.Store())], picked, lineno=None),
+            ast.Assign([ast.Name(onehot_name, ast.Store())], onehot, lineno=None),
+            ast.Assign([ast.Name(target, ast.Store())], ast.BinOp(name(target), ast.Add(), added),
+                       lineno=None)]

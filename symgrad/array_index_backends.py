@@ -8,15 +8,16 @@ for PyTorch, JAX and the Array API where NumPy's form does not run there.
 - an index adjoint: ``z = z.at[i].add(g)`` on JAX (``jnp.pad`` for slices of step 1); PyTorch
   adds in place, ``index_add_`` or ``index_put_(..., accumulate=True)`` for an index array (a
   slice among several as an ``arange``); the Array API adds slices in place or through ``.at``
-  on a JAX array, and scatters an index array by gathers in rounds (``array_backends_api.gathered_scatter``: the
-  standard has no scatter-add).
+  on a JAX array, and scatters a constant index array by gathers in rounds
+  (``array_backends_api.gathered_scatter``: the standard has no scatter-add), one the code
+  computes by a one-hot product (``one_hot_scatter``).
 """
 import ast
 
 import sympy
 
 from .array_backend_values import _device, constant, plain_number, refuse, zeros
-from .array_backends_api import gathered_scatter
+from .array_backends_api import gathered_scatter, one_hot_scatter
 from .array_nodes import _call, dims_ast
 from .program import fresh_name
 
@@ -126,8 +127,12 @@ def _flip(printer, value, axes):
 def _flipping_index(printer, node):
     """Indexing, with a reversed axis (``x[::-1]``) as a ``flip``; on the Array API one index
     array as ``take``."""
-    x = printer.node(node.inputs[0])
-    flipped, before, spec = _flips(printer, node.params)
+    return indexed(printer, printer.node(node.inputs[0]), node.params)
+
+
+def indexed(printer, x, spec):
+    """``x[spec]`` (``x`` printed) as ``_flipping_index`` prints it."""
+    flipped, before, spec = _flips(printer, spec)
     if before is not None:
         x = ast.Subscript(x, _index_items(printer, before), ast.Load())
     if flipped:
@@ -136,6 +141,9 @@ def _flipping_index(printer, node):
             return x
     if printer.backend == "array_api" and _takes(spec):
         return _take(printer, x, spec)
+    if printer.backend == "array_api" and any(item[0] == "at" for item in spec) and not any(
+            item[0] == "array" for item in spec):
+        return _taken_at(printer, x, spec)
     if printer.backend == "array_api" and not flipped and before is None and any(
             item[0] == "array" for item in spec) and not any(item[0] == "at" for item in spec):
         marker = ast.Call(ast.Name("__pointwise_take__", ast.Load()), [], [])
@@ -144,6 +152,24 @@ def _flipping_index(printer, node):
         marker.symgrad_takes_names = True
         return marker
     return ast.Subscript(x, _index_items(printer, spec), ast.Load())
+
+
+def _taken_at(printer, x, spec):
+    """``x[i, ...]`` of a 0-d index the code computes (``np.argmax``) on the Array API, whose
+    arrays take no 0-d array beside other indices (array_api_strict): the other entries first,
+    then each such axis, last first, as ``xp.take`` of the index as a 1-element array,
+    squeezed."""
+    basic = tuple(_ALL if item[0] == "at" else item for item in spec)
+    if any(item != _ALL for item in basic):
+        x = ast.Subscript(x, _index_items(printer, basic), ast.Load())
+    axes = [(sum(1 for other in spec[:k] if other[0] != "int"), item)
+            for k, item in enumerate(spec) if item[0] == "at"]
+    for axis, item in reversed(axes):
+        index = _call(printer, "np.reshape", [ast.Name(item[1].name, ast.Load()),
+                                              ast.Tuple([ast.Constant(1)], ast.Load())])
+        x = _call(printer, "np.squeeze", [_call(printer, "np.take", [x, index], [
+            ("axis", ast.Constant(axis))])], [("axis", ast.Constant(axis))])
+    return x
 
 
 def _takes(spec):
@@ -333,10 +359,10 @@ def _index_adjoint_statements(printer, target, node, names):
                     item[0] in ("int", "slice") or item[0] == "array" and (not isinstance(
                         item[1], sympy.Symbol) or item[1].name in triangles) for item in spec):
                 # np.triu_indices(n) of a size known when called is NumPy's: numbered as a
-                # constant
-                refuse(printer, "the adjoint of indexing with an index array the code computes "
-                       "(a scatter-add, np.add.at)", "the Array API standard has no scatter-add; "
-                       "backends 'numpy', 'jax' and 'torch' have it")
+                # constant; an index the code computes is scattered by a one-hot product
+                body.extend(one_hot_scatter(printer, target, shape, spec, printer.node(g),
+                                            names, indexed))
+                continue
             body.extend(gathered_scatter(printer, target, shape, spec, printer.node(g), names))
         else:
             body.extend(_added(printer, target, index, value))

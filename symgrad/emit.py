@@ -24,7 +24,7 @@ import os
 import sympy
 
 from .array_backends_dask import data_indices
-from .array_indexing import TRI_INDICES
+from .array_indexing import ARANGE, TRI_INDICES
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
 from .array_torch import integer_names, torch_in_place
 from .backends import backend as backend_spec, prologue as backend_prologue
@@ -90,6 +90,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
         printer.triangles = data_indices(program, (TRI_INDICES,))
+        printer.numpy_aranges, names_ = index_aranges(program)
+        printer.triangles |= names_
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -168,6 +170,30 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         body=prelude + body, decorator_list=[], returns=None, type_params=[])
     ast.fix_missing_locations(node)
     return function_name, _mark_stops(to_source(node), stops)
+
+
+def index_aranges(program):
+    """(the ``np.arange`` nodes, the names bound to them) that ``program`` uses as index arrays
+    only (``A[steps, steps]``, ``Z[np.arange(n), LABELS]``): NumPy's on the Array API, as its
+    triangle indices are (``compat_numpy.arange``, ints), numbered with NumPy where they index
+    and scattered by gathers; an arange read as data keeps the data's dtype."""
+    names = data_indices(program, (ARANGE,))
+    if not names:
+        return set(), set()
+    exprs = [getattr(a, "expr", None) for a in program.assignments] + list(program.outputs)
+    read, inline = set(), set()
+    for e in exprs:
+        if e is None or not isinstance(e, sympy.Basic):
+            continue
+        for node in sympy.preorder_traversal(e):
+            if isinstance(node, sympy.Symbol):
+                read.add(node.name)
+            elif isinstance(node, ARANGE.node) and node is not e:
+                inline.add(node)
+    bound = {a.target.name: a.expr for a in program.assignments if a.target.name in names}
+    data = {bound[n] for n in names if n in read} | inline
+    index_only = {n for n in names if n not in read and bound[n] not in data}
+    return {bound[n] for n in index_only}, index_only
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float

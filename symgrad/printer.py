@@ -341,19 +341,23 @@ class Printer:
         sizes only, ``1.0 / (d * d)``: Python floats too), the first becomes a 0-d array of the
         reference parameter's dtype (the Array API refuses two numbers, and JAX and PyTorch would
         give their default float: float32 values in a float64 gradient)."""
-        return self.where_node(cond, a, self.node(b), _sizes_only(b))
+        return self.where_node(cond, a, self.node(b), _sizes_only(b), b)
 
-    def where_node(self, cond, a, right, right_is_number):
-        """``where`` with its last operand printed already (``right``); on the backends of
-        ``untaken.GUARDED`` each side computes on safe arguments where it is not taken."""
+    def where_node(self, cond, a, right, right_is_number, whole=None):
+        """``where`` with its last operand printed already (``right``, from ``whole``, an
+        expression holding it); on the backends of ``untaken.GUARDED`` each side computes on
+        safe arguments where it is not taken."""
         left = self.node(a)
         if self.backend != "numpy" and _sizes_only(a) and right_is_number:
             left = self.new_array(left)
         condition = self.node(cond)
         if self.backend in GUARDED:
             where = self.name("np.where")
-            left = guard(left, condition, True, self.guarded_names(), where)
-            right = guard(right, condition, False, self.guarded_names(), where)
+            numbers = self._numbers(cond, a, whole)
+            left = guard(left, condition, True, self.guarded_names(), where, self.elementwise(),
+                         numbers)
+            right = guard(right, condition, False, self.guarded_names(), where,
+                          self.elementwise(), numbers)
         return ast.Call(self.name("np.where"), [condition, left, right], [])
 
     def guarded_names(self):
@@ -365,6 +369,33 @@ class Printer:
                 return self.spec.spelling(printed) if printed else None
             self._guarded = spellings(spelled)
         return self._guarded
+
+    def _numbers(self, *exprs):
+        """For the guard on the Array API, which takes no ``where`` of two Python numbers: a
+        function giving a guarded argument of the sizes alone (``n * n``: a Python number) as a
+        0-d array of the reference dtype, else None (array fuzzer 22-18, 22-20)."""
+        if self.backend != "array_api":
+            return None
+        sizes = {s.name for e in exprs if e is not None for s in e.free_symbols
+                 if s.is_Symbol and s.is_integer and s.is_positive}
+
+        def numbers(argument):
+            for n in ast.walk(argument):
+                if isinstance(n, ast.Name) and n.id not in sizes or not isinstance(n, (
+                        ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                        ast.unaryop, ast.expr_context)):
+                    return None
+            return self.new_array(argument)
+        return numbers
+
+    def elementwise(self):
+        """The printed names of the elementwise functions of the table (``jnp.exp``,
+        ``jnp.maximum``), which the guard looks inside."""
+        if getattr(self, "_elementwise", None) is None:
+            names = {self.spec.spelling(p) for p in (spelling(r, self.backend) for r in RULES)
+                     if p}
+            self._elementwise = names | set(self.guarded_names())
+        return self._elementwise
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""
@@ -461,7 +492,7 @@ class Printer:
         for value, cond in reversed(pieces[:-1]):
             value = as_float(value)
             if self.vectorised:
-                node, number = self.where_node(cond, value, node, number), False
+                node, number = self.where_node(cond, value, node, number, e), False
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node

@@ -51,7 +51,7 @@ def spellings(spelled):
     return table
 
 
-def guard(node, condition, taken, table, where):
+def guard(node, condition, taken, table, where, elementwise=None, numbers=None):
     """``node`` (a printed side of a ``where``, modified) with every guarded argument made safe
     where the side is not taken: ``where(condition, u, safe)`` for the side taken where
     ``condition`` holds (``taken``), ``where(condition, safe, u)`` for the other.
@@ -62,6 +62,14 @@ def guard(node, condition, taken, table, where):
         taken: True for the side chosen where ``condition`` holds.
         table: ``spellings(...)`` of the backend.
         where: the backend's printed ``where`` function (an ``ast`` expression).
+        elementwise: the printed names of the elementwise functions (None: every call is taken
+            as one). The guard does not look inside any other call, a subscript or ``@``: its
+            ``where`` broadcasts an argument to the condition's shape, which an elementwise
+            function keeps (the side is broadcast to it anyway) but a contraction, a reduction
+            or a reshape does not (array fuzzer 13-114: ``jnp.einsum(',ij->ij', 1.0,
+            log(where(c, u, 1.0)))`` with ``c`` of rank 3).
+        numbers: a guarded argument that prints as a Python number (``n * n``) as an array,
+            or None when it is not one (None: arguments as they are).
 
     Returns:
         The rewritten expression.
@@ -70,10 +78,14 @@ def guard(node, condition, taken, table, where):
         if isinstance(argument, ast.Constant) or _is_number(argument):
             return argument
         number = ast.Constant(value)
+        array = numbers(argument) if numbers is not None else None
+        argument = argument if array is None else array
         pair = [argument, number] if taken else [number, argument]
         return ast.Call(copy.deepcopy(where), [copy.deepcopy(condition)] + pair, [])
 
     def visit(n):
+        if not _elementwise(n, elementwise, where):
+            return n
         for field, value in ast.iter_fields(n):
             if isinstance(value, ast.expr):
                 setattr(n, field, visit(value))
@@ -91,6 +103,17 @@ def guard(node, condition, taken, table, where):
         return n
 
     return visit(node)
+
+
+def _elementwise(node, names, where):
+    """Whether the guard may rewrite inside ``node``: what it computes keeps its arguments'
+    broadcast shape."""
+    if isinstance(node, (ast.Subscript, ast.Attribute)) or isinstance(node, ast.BinOp) and \
+            isinstance(node.op, ast.MatMult):
+        return False
+    if isinstance(node, ast.Call) and names is not None:
+        return dotted(node.func) in names or dotted(node.func) == dotted(where)
+    return True
 
 
 def _is_number(node):

@@ -27,7 +27,7 @@ def _convert(library):
     if not HAS["torch"]:
         pytest.skip(install_hint("torch"))
     import torch
-    return torch.from_numpy
+    return lambda a: torch.from_numpy(np.asarray(a))
 
 
 def _agree(f, args, library, shapes=None):
@@ -117,3 +117,115 @@ def test_equal_gradients_are_returned_as_copies_the_standard_has(tmp_path, libra
     dx, dy = gf(_convert(library)(x), _convert(library)(y))
     dx[0] = 7.0
     assert float(dy[0]) == 2.0 * (x[0] + y[0]) + 0.5
+
+
+GUARD_IN_EINSUM = '''def helper0(u, scale=2.0):
+    return scale * np.clip(u, -0.5, 0.5)
+
+
+def helper1(u, scale=2.0):
+    return scale * np.maximum(u, 0.1)
+
+
+def f(X, v):
+    return np.einsum('ij,ij->', helper0(np.amax(np.full((v.shape[0], 1, 1, 1), 0.5)
+                                               * X[None, :, None, None] * v[None, None, :, None, 1, -1]
+                                               * X[None, None, None, ::-1], axis=2)).sum(axis=-3),
+                     helper1(np.amax(np.minimum(v[1, :, None, 0] * v[None, :, 1, 0],
+                                                np.ones((v.shape[2], len(X))) * 0.3), axis=None,
+                                     keepdims=True)
+                             + np.logaddexp(v[::-1, None, -1, -1] * v[None, ::-1, 1, -1],
+                                            np.eye(len(X)))))
+'''
+
+
+@pytest.mark.parametrize("backend", ["jax", "numpy", "strict", "torch"])
+def test_the_guard_keeps_the_shape_inside_a_contraction(tmp_path, backend):
+    """Array fuzzer 13-114: the guard of a ``where`` side put its safe argument inside an
+    ``einsum`` operand (``jnp.einsum(',ij->ij', 1.0, ... jnp.log(jnp.where(c, u, 1.0)))``) with
+    a condition ``c`` of rank 3, which broadcast the operand (ValueError: subscript 'ij' does not
+    contain the correct number of indices); the guard looks inside elementwise functions only."""
+    module = _module(tmp_path, GUARD_IN_EINSUM, "guard_in_einsum")
+    rng = np.random.default_rng(114)
+    X, v = rng.uniform(-1.0, 1.0, 4), rng.uniform(-1.0, 1.0, (4, 3, 3))
+    shapes = {"X": ("n",), "v": ("n", "d", "d")}
+    if backend != "jax":
+        _agree(module.f, (X, v), backend, shapes=shapes)
+        return
+    if not HAS["jax"]:
+        pytest.skip(install_hint("jax"))
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    want = symgrad.grad(module.f, shapes=shapes)(X, v)
+    gf = symgrad.grad(module.f, shapes=shapes, backend="jax")
+    for got in (gf(X, v), jax.jit(gf)(X, v)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-13)
+
+
+SIZES_GUARDED = '''def var_branch(X, v):
+    t0 = (np.ones((X.shape[0], 1)) * 0.3) * (X[None])
+    return np.where(v > np.var(t0), v * 2.0, np.var(t0) - 1.0)
+
+
+def helper0(u):
+    w = np.maximum(u, 0.1)
+    return w + u * 0.5
+
+
+def scaled_branch(X, v, W):
+    r = X[-1, ::-1, None, None, -1] * X[..., ::-1, None, 1] * X[None, :, 0, ::-1] / (1.0 + X.size)
+    m = helper0(np.ones((X.shape[1], 1, 1, 1)) * 0.3 * X[:, :, None, None, 0]
+                * X[:, None, -1, :, None] * X[:, None, None, :, -1]).min(axis=3)
+    return np.sum(np.linalg.inv(3.0 * np.eye(X.shape[1]) + 0.3 * np.tanh(
+        np.where(r <= 0.1, np.exp(0.2 * m), r * m)[:, :, 0])))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_guarded_denominator_of_the_sizes_is_an_array(tmp_path, library):
+    """Array fuzzer 22-18 and 22-20: the guard of a denominator of the sizes alone printed
+    ``xp.where(_t4, 1.0, n * n)``, a ``where`` of two Python numbers (array_api_strict: TypeError
+    "Two scalars not allowed"); the size is a 0-d array of the data's dtype there."""
+    module = _module(tmp_path, SIZES_GUARDED, "sizes_guarded")
+    rng = np.random.default_rng(22)
+    for v in (-0.2859832455751963, 0.5):
+        _agree(module.var_branch, (np.array([0.3176, -0.5528]), np.float64(v)), library,
+               shapes={"X": ("n",), "v": ()})
+    _agree(module.scaled_branch, (rng.uniform(-1.0, 1.0, (1, 4, 5)), np.float64(0.66),
+                                  np.float64(-0.86)), library,
+           shapes={"X": (1, "d", "n"), "v": (), "W": ()})
+
+
+COMPUTED = '''from symgrad import stop_gradient
+
+LABELS = np.array([1, 0, 2, 1])
+
+
+def permuted(x):
+    return np.sum(x[np.argsort(stop_gradient(x))] * np.arange(len(x)))
+
+
+def largest_rows(X):
+    return np.sum(X[np.argmax(stop_gradient(X[:, 0]))] ** 2) + X[1, np.argmin(stop_gradient(X[1]))] * 3.0
+
+
+def picked(Z):
+    logp = Z - np.log(np.sum(np.exp(Z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(Z.shape[0]), LABELS]) + np.trace(Z[:3, :3] @ Z[:3, :3].T)
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_an_index_the_code_computes_is_scattered(tmp_path, library):
+    """The adjoint of indexing with an index the code computes was refused on the Array API
+    ("the Array API standard has no scatter-add"): ``np.argsort``'s and ``np.argmax``'s by a
+    one-hot product (the cells numbered and indexed as the primal indexes, ``==``, ``@``); a 0-d
+    one as ``xp.take`` (array_api_strict takes no 0-d index array beside ``...``); an
+    ``np.arange`` used only to index (``np.trace``, ``Z[np.arange(n), LABELS]``) as NumPy's ints,
+    scattered by gathers (it was an arange of the data's float dtype: IndexError)."""
+    module = _module(tmp_path, COMPUTED, "computed")
+    rng = np.random.default_rng(9)
+    _agree(module.permuted, (rng.normal(size=6),), library, shapes={"x": ("n",)})
+    _agree(module.largest_rows, (rng.normal(size=(5, 3)),), library, shapes={"X": ("n", "d")})
+    _agree(module.picked, (rng.normal(size=(4, 3)),), library, shapes={"Z": ("n", 3)})

@@ -98,11 +98,6 @@ ARRAY_API = ("array_api-numpy", "array_api-strict", "array_api-torch", "array_ap
 REFUSED = {  # (case, run) -> what the refusal says the library lacks
     **{(f.__name__, run): SPECIAL for f, _, _ in R.SPECIAL for run in ARRAY_API
        if f is not R.s_xlogy},
-    **{(f.__name__, run): COMPUTED for f in (
-        A.picked_by_sized_rows, A.diagonal_by_steps, A.trace_terms, A.diagonal_squares,
-        R.largest_squared,
-        R.smallest_row, R.stopped_index, R.method_index, R.permuted, A.einsum_trace,
-        A.einsum_scaled_diagonal, A.einsum_apart) for run in ARRAY_API},
     ("sorted_weights", "dask"): "np.sort cannot be printed for Dask arrays",
     ("permuted", "dask"): "np.argsort cannot be printed for Dask arrays",
 }
