@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symgrad
 
@@ -456,3 +457,22 @@ def test_the_array_api_backend_still_refuses_unknown_sizes():
     wl = aw.WORKLOADS["A1"]
     g = symgrad.grad(wl.f, wrt=list(wl.wrt), shapes=aw.SHAPES["A1"], backend="array_api")
     assert "compute_chunk_sizes" in g.source
+
+
+def digammas(x):
+    return np.sum(scipy.special.digamma(x) * x)
+
+
+def test_digamma_s_derivative_is_lazy_on_dask_with_scipy_s_floats():
+    """``digamma' = polygamma(1, x)``: SciPy's ``polygamma`` is a Python function that calls
+    ``np.asarray`` (it computed the Dask array inside the gradient); the lazy code prints SciPy's
+    own formula, the ufunc ``scipy.special.zeta(2.0, x)``, which gives the same floats."""
+    x = np.array([0.5, 3.0, -1.5, 1e-3, 40.0, -0.25, 7.5])
+    g = symgrad.grad(digammas, shapes={"x": ("n",)})
+    want = scipy.special.digamma(x) + x * scipy.special.polygamma(1, x)  # by hand
+    np.testing.assert_allclose(g(x), want, rtol=1e-15, atol=0)
+    with dask.config.set(scheduler=refuse):
+        got = g(da.from_array(x, chunks=3))
+    np.testing.assert_array_equal(got.compute(), g(x))
+    assert "scipy.special.zeta(2.0, x)" in g.specialisation("lazy").source
+    assert "scipy.special.polygamma(1, x)" in g.source  # the NumPy code keeps SciPy's name
