@@ -109,3 +109,27 @@ def test_the_numpy_code_keeps_numpys_calls():
     g = symgrad.grad(solved, shapes={"A": ("n", "n"), "b": ("n",)})
     assert "map_blocks" not in g.source and "np.linalg.solve(A, b)" in g.source
     assert "map_blocks" in g.specialisation("lazy").source
+
+
+# --- a square NumPy constant and its transpose in one Dask graph --------------------------------
+Z = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.5]])
+
+
+def both_ways(X):
+    return np.sum(np.sin(Z * X)) + np.sum(np.cos(Z.T * X))
+
+
+def test_a_transposed_constant_is_not_read_as_the_constant_on_dask():
+    """Dask (2026.8) names a NumPy operand by its bytes in memory order and its shape: ``X * Z``
+    and ``X * Z.T`` got one name, and the lazy gradient read ``Z`` for ``Z.T`` (2.76 off); the
+    lazy code copies a transposed constant (``np.ascontiguousarray(Z.T)``)."""
+    X = np.random.default_rng(1).uniform(-1.0, 1.0, (3, 3))
+    want = Z * np.cos(Z * X) - Z.T * np.sin(Z.T * X)  # by hand
+    g = symgrad.grad(both_ways, shapes={"X": (3, 3)})
+    np.testing.assert_allclose(g(X), want, rtol=1e-14, atol=1e-15)
+    for chunks in (2, -1):
+        with dask.config.set(scheduler=_refusing):
+            got = g(da.from_array(X, chunks=chunks))
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-14, atol=1e-15)
+    assert "np.ascontiguousarray(Z.T)" in g.specialisation("lazy").source
+    assert "ascontiguousarray" not in g.source
