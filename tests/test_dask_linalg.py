@@ -133,3 +133,19 @@ def test_a_transposed_constant_is_not_read_as_the_constant_on_dask():
         np.testing.assert_allclose(got.compute(), want, rtol=1e-14, atol=1e-15)
     assert "np.ascontiguousarray(Z.T)" in g.specialisation("lazy").source
     assert "ascontiguousarray" not in g.source
+
+
+def upper_pairs(X):  # fuzz 16-27
+    i_d, j_d = np.triu_indices(X.shape[0], 1)
+    return np.sum(X[i_d] * X[j_d])
+
+
+@pytest.mark.xfail(strict=True, reason="Dask 2026.8: da.take of a one-chunk array with a Dask "
+                   "index equal to [0] (xp.asarray(np.array([0]))) shares the name of Dask's own "
+                   "chunk-offset array, whose declared chunks it then takes: a wrong number")
+def test_array_api_on_dask_takes_an_index_of_one_zero():
+    pytest.importorskip("array_api_compat")
+    X = np.array([0.3, -0.7])
+    g = symgrad.grad(upper_pairs, backend="array_api")
+    got = g(da.from_array(X, chunks=2)).compute()
+    np.testing.assert_allclose(np.asarray(got), [-0.7, 0.3], rtol=1e-15)  # d/dX of X0 X1
