@@ -222,7 +222,8 @@ def _lazy(lazy):
 PRINTERS.update({("index", "numpy"): _lazy(dask_columns.gather),
                  ("index_adjoint", "numpy"): _lazy(dask_columns.index_adjoint),
                  ("sort", "numpy"): _lazy(dask_columns.unsorted("np.sort")),
-                 ("argsort", "numpy"): _lazy(dask_columns.unsorted("np.argsort"))})
+                 ("argsort", "numpy"): _lazy(dask_columns.unsorted("np.argsort")),
+                 ("transpose", "numpy"): _lazy(dask_columns.transpose)})
 LINALG = {"inv": one_chunk.one_chunk("np.linalg.inv"),
           "det": one_chunk.one_chunk("np.linalg.det", drop=(0, 1)),
           "logabsdet": one_chunk.one_chunk("np.linalg.slogdet", 1, (0, 1)),

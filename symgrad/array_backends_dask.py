@@ -17,7 +17,8 @@ numpy column here when the printer is lazy).
   a 0-d one scatters as a one-hot ``np.where(np.arange(n) == position, g, 0.0)``, an index array
   along one axis (``np.argmax(..., axis=1)``) by ``np.bincount`` over the whole axis; Dask cannot
   index pointwise with one (``vindex`` takes no Dask index) nor sort (``np.sort``,
-  ``np.argsort``): those are refused (``OptionError``), naming the construct and what has it.
+  ``np.argsort``): those are refused (``OptionError``), naming the construct and what has it;
+- *a transposed NumPy constant*: a copy (``transpose``), which Dask names apart from the constant.
 """
 import ast
 
@@ -401,6 +402,20 @@ def bincount_statements(printer, target, shape, spec, value, names, stretched=Fa
     if flat:
         body.append(assign(target, call("np.reshape", [name(target), dims_ast(shape)])))
     return body
+
+
+# --- transposed NumPy constants -------------------------------------------------------------
+def transpose(printer, node):
+    """``Z.T`` of a NumPy constant (or of a value computed from constants only) in lazy code, as a
+    copy, ``np.ascontiguousarray(Z.T)``: Dask (2026.8) names a NumPy operand by its bytes in
+    memory order and its shape, so a square ``Z`` and its view ``Z.T`` get one name, and in a graph
+    holding ``X * Z``, ``X * transposed`` read ``Z``'s values (a gradient 2.76 off); the copy's
+    bytes are in its own order. Another value's transpose is the row's own (``X.T``)."""
+    value = node.rule.numpy(printer, node)
+    names = {s.name for s in node.inputs[0].free_symbols}
+    if names and names <= set(printer.constants):
+        return _call(printer, "np.ascontiguousarray", [value])
+    return value
 
 
 # --- value-only rows Dask has not --------------------------------------------------------------

@@ -166,7 +166,7 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     """The statements computing an index adjoint node into the name ``target`` (a fresh name from
     ``names`` for the first piece that is not a number, when it is not a name already). The buffer
     is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
-    (a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
+    (of each piece's: ``_of_every_library``; a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
     the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
     added to it) in lazy code (``printer.lazy``), or with numbers only of the index the code
     computes (``np.zeros_like(position, ...)``: a Dask array where it is one); ``np.zeros(shape)``
@@ -186,12 +186,15 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     elif like is None or not printer.lazy:  # a NumPy buffer
         zeros = _call(printer, "np.zeros", [dims_ast(shape)])
     else:
-        if not isinstance(values[like], ast.Name):
-            piece = fresh_name(f"_{target}_piece", names)
-            body.append(ast.Assign([ast.Name(piece, ast.Store())], values[like], lineno=None))
-            values[like] = ast.Name(piece, ast.Load())
-        zeros = _call(printer, "np.zeros_like", [values[like]], [
-            ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
+        arrays = [k for k, g in enumerate(pieces) if not g.is_Number]
+        for k in arrays:
+            if not isinstance(values[k], ast.Name):
+                piece = fresh_name(f"_{target}_piece", names)
+                body.append(ast.Assign([ast.Name(piece, ast.Store())], values[k], lineno=None))
+                values[k] = ast.Name(piece, ast.Load())
+        zeros = _call(printer, "np.zeros_like", [_of_every_library(printer, [
+            values[k] for k in arrays])], [("dtype", ast.Name("float", ast.Load())),
+                                            ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
         made = None if scatter is None else scatter(
@@ -209,6 +212,22 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
     return body
+
+
+def _of_every_library(printer, pieces):
+    """An array of the pieces' library, for the buffer's ``np.zeros_like``: the piece, when all
+    are one; else the sum of a 0-d zero of each (``np.zeros_like(_t0, shape=()) +
+    np.zeros_like(_t1, shape=())``: a Dask array when any piece is one, so that the buffer takes
+    every piece in place, where a NumPy buffer cannot take a Dask piece)."""
+    distinct = list({piece.id: piece for piece in pieces}.values())
+    if len(distinct) == 1:
+        return distinct[0]
+    zeros = [_call(printer, "np.zeros_like", [ast.Name(piece.id, ast.Load())], [
+        ("shape", ast.Tuple([], ast.Load()))]) for piece in distinct]
+    total = zeros[0]
+    for zero in zeros[1:]:
+        total = ast.BinOp(total, ast.Add(), zero)
+    return total
 
 
 def constant_indices(spec):

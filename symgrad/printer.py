@@ -41,6 +41,7 @@ _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
 LONG_SUM = 40
 """Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
 TORCH_POLYGAMMA, TORCH_TRIGAMMA = "torch.special.polygamma", "torch.special.zeta"
+SCIPY_POLYGAMMA = "scipy.special.polygamma"
 """``polygamma(1, x)`` (``digamma``'s derivative) prints on torch as the Hurwitz zeta
 ``torch.special.zeta(2.0, x)``, the same function: torch's own ``polygamma(1, x)`` is a short
 series, 5e-10 relative in float64 (4.3e-10 at 1.657, against mpmath) and finite at the poles
@@ -306,9 +307,21 @@ class Printer:
             return self.extrema(printed, args)
         if printed == TORCH_POLYGAMMA and args[0] == 1:  # torch's trigamma: 5e-10 relative
             return self.named_call(TORCH_TRIGAMMA, [ast.Constant(2.0), self.node(args[1])])
+        if printed == SCIPY_POLYGAMMA and self.lazy:  # a ufunc, for Dask: polygamma is not
+            return self.lazy_polygamma(int(args[0]), args[1])
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
         return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
                                          for k, a in enumerate(args)])
+
+    def lazy_polygamma(self, n, x):
+        """``scipy.special.polygamma(n, x)`` as SciPy computes it, ``(-1) ** (n + 1) n! zeta(n +
+        1, x)`` (``scipy.special.zeta(2.0, x)`` for ``n = 1``: the same floats), for the lazy
+        specialisation: ``polygamma`` is a Python function that calls ``np.asarray`` on its
+        argument, computing a Dask array inside the gradient; ``zeta`` is a ufunc, which Dask
+        maps over the chunks lazily."""
+        call = self.named_call("scipy.special.zeta", [ast.Constant(n + 1.0), self.node(x)])
+        factor = (-1.0) ** (n + 1) * math.gamma(n + 1.0)
+        return call if factor == 1.0 else ast.BinOp(ast.Constant(factor), ast.Mult(), call)
 
     def named_call(self, printed, args):
         """``printed(*args)``; for backend "math" a SciPy function's NumPy scalar is made a

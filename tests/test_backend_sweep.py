@@ -104,7 +104,6 @@ REFUSED = {  # (case, run) -> what the refusal says the library lacks
 
 
 KNOWN = {  # (case, run): known broken (a crash, never a wrong number), strict: fixed is news
-    ("s_digamma", "dask"): "scipy.special.polygamma is not a ufunc: it computes a Dask array",
 }
 
 

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symgrad
 
@@ -476,3 +477,22 @@ def test_scalar_code_on_dask_is_lazy_through_array_api():
         lazily(symgrad.grad(f, backend="numpy"), da.from_array(x, chunks=10), y)
     exact = np.where(x > 0.5, np.cos(x) * y + 2 * x, np.exp(x) * y)  # by hand
     np.testing.assert_allclose(want[0], exact, rtol=1e-14)
+
+
+def digammas(x):
+    return np.sum(scipy.special.digamma(x) * x)
+
+
+def test_digamma_s_derivative_is_lazy_on_dask_with_scipy_s_floats():
+    """``digamma' = polygamma(1, x)``: SciPy's ``polygamma`` is a Python function that calls
+    ``np.asarray`` (it computed the Dask array inside the gradient); the lazy code prints SciPy's
+    own formula, the ufunc ``scipy.special.zeta(2.0, x)``, which gives the same floats."""
+    x = np.array([0.5, 3.0, -1.5, 1e-3, 40.0, -0.25, 7.5])
+    g = symgrad.grad(digammas, shapes={"x": ("n",)})
+    want = scipy.special.digamma(x) + x * scipy.special.polygamma(1, x)  # by hand
+    np.testing.assert_allclose(g(x), want, rtol=1e-15, atol=0)
+    with dask.config.set(scheduler=refuse):
+        got = g(da.from_array(x, chunks=3))
+    np.testing.assert_array_equal(got.compute(), g(x))
+    assert "scipy.special.zeta(2.0, x)" in g.specialisation("lazy").source
+    assert "scipy.special.polygamma(1, x)" in g.source  # the NumPy code keeps SciPy's name

@@ -109,3 +109,43 @@ def test_the_numpy_code_keeps_numpys_calls():
     g = symgrad.grad(solved, shapes={"A": ("n", "n"), "b": ("n",)})
     assert "map_blocks" not in g.source and "np.linalg.solve(A, b)" in g.source
     assert "map_blocks" in g.specialisation("lazy").source
+
+
+# --- a square NumPy constant and its transpose in one Dask graph --------------------------------
+Z = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.5]])
+
+
+def both_ways(X):
+    return np.sum(np.sin(Z * X)) + np.sum(np.cos(Z.T * X))
+
+
+def test_a_transposed_constant_is_not_read_as_the_constant_on_dask():
+    """Dask (2026.8) names a NumPy operand by its bytes in memory order and its shape: ``X * Z``
+    and ``X * Z.T`` got one name, and the lazy gradient read ``Z`` for ``Z.T`` (2.76 off); the
+    lazy code copies a transposed constant (``np.ascontiguousarray(Z.T)``)."""
+    X = np.random.default_rng(1).uniform(-1.0, 1.0, (3, 3))
+    want = Z * np.cos(Z * X) - Z.T * np.sin(Z.T * X)  # by hand
+    g = symgrad.grad(both_ways, shapes={"X": (3, 3)})
+    np.testing.assert_allclose(g(X), want, rtol=1e-14, atol=1e-15)
+    for chunks in (2, -1):
+        with dask.config.set(scheduler=_refusing):
+            got = g(da.from_array(X, chunks=chunks))
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-14, atol=1e-15)
+    assert "np.ascontiguousarray(Z.T)" in g.specialisation("lazy").source
+    assert "ascontiguousarray" not in g.source
+
+
+def upper_pairs(X):  # fuzz 16-27
+    i_d, j_d = np.triu_indices(X.shape[0], 1)
+    return np.sum(X[i_d] * X[j_d])
+
+
+@pytest.mark.xfail(strict=True, reason="Dask 2026.8: da.take of a one-chunk array with a Dask "
+                   "index equal to [0] (xp.asarray(np.array([0]))) shares the name of Dask's own "
+                   "chunk-offset array, whose declared chunks it then takes: a wrong number")
+def test_array_api_on_dask_takes_an_index_of_one_zero():
+    pytest.importorskip("array_api_compat")
+    X = np.array([0.3, -0.7])
+    g = symgrad.grad(upper_pairs, backend="array_api")
+    got = g(da.from_array(X, chunks=2)).compute()
+    np.testing.assert_allclose(np.asarray(got), [-0.7, 0.3], rtol=1e-15)  # d/dX of X0 X1

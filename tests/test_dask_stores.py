@@ -77,3 +77,37 @@ def test_the_numpy_code_keeps_numpy_s_store():
     g = symgrad.grad(reversed_rows, wrt="v", shapes={"v": ("n", "d", "k")})
     assert "_dv[0, ::-1] +=" in g.source and "expand_dims" not in g.source
     assert "[0:1, ::-1] += np.expand_dims(" in g.specialisation("lazy").source
+
+
+# --- a buffer whose first piece is computed from NumPy values only --------------------------
+def first_piece_constant(X):  # fuzz 13-122: d/dX[0, 1] is a NumPy 0.0/1.0, d/dX[:, 0] Dask
+    c = np.mean(np.full((X.shape[1], X.shape[1]), 0.5)[..., -1][-2:], axis=0)
+    if c > 0.1:
+        r = np.inner(X[::-1, 1], np.cos(np.logaddexp(X[1, 0], X[..., 0])))
+    else:
+        r = X[0, 1]
+    return r + 0.5
+
+
+def numpy_then_dask(w, x):  # w's pieces: w[1:] * 2.0 from NumPy, w[:-1] * x from Dask
+    return np.sum(2.0 * w[1:]) + np.sum(w[:-1] * x)
+
+
+def test_a_buffer_takes_every_piece_s_library_not_the_first_one_s():
+    """The zero buffer of an index adjoint is a Dask array when any piece is one (it was the
+    first piece's library: a NumPy buffer, and NumPy cannot add a Dask piece into it:
+    ``NotImplementedError: The out parameter is not fully supported``)."""
+    X = np.random.default_rng(5).uniform(-1.0, 1.0, (5, 5))
+    g = symgrad.grad(first_piece_constant, shapes={"X": ("n", "n")})
+    with dask.config.set(scheduler=refuse):
+        got = g(da.from_array(X, chunks=2))
+    np.testing.assert_allclose(got.compute(), g(X), rtol=1e-14, atol=0)
+    w, x = np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, -0.5, 3.0])
+    want = np.array([1.5, 1.5, 5.0, 2.0])  # 2.0 on w[1:], x on w[:-1], by hand
+    h = symgrad.grad(numpy_then_dask, wrt=["w", "x"])
+    np.testing.assert_allclose(h(w, x)[0], want, rtol=1e-15, atol=0)
+    for args in ((w, da.from_array(x, chunks=2)), (da.from_array(w, chunks=2), x)):
+        with dask.config.set(scheduler=refuse):
+            dw, dx = h(*args)
+        np.testing.assert_allclose(np.asarray(dask.compute(dw)[0]), want, rtol=1e-15, atol=0)
+        np.testing.assert_allclose(np.asarray(dask.compute(dx)[0]), w[:-1], rtol=1e-15, atol=0)

@@ -22,9 +22,11 @@ file and checked (``check``):
    ``max(1, |D|, sum |g_i u_i|)`` (plus 1e-9 |f|); where ``np.std`` or ``np.linalg.norm`` is
    exactly 0 at the point (no derivative there: numpy's gradient is nan) a mismatch is counted
    "undefined", not a failure;
-3. each backend (``jax``, ``jax.jit``, ``torch``, ``array_api`` on NumPy, ``array_api_strict``
-   and torch inputs, and the numpy gradient on Dask inputs) against the numpy gradient at rel
-   1e-12 (abs 1e-12 max(1, max |g|)).
+3. each backend (``jax``, ``jax.jit``, ``torch``, ``array_api`` on NumPy, ``array_api_strict``,
+   torch and Dask inputs, and the numpy gradient on Dask inputs) against the numpy gradient at
+   rel 1e-12 (abs 1e-12 max(1, max |g|)); a gradient on Dask inputs is called under a scheduler
+   that refuses to compute (``Computed``, a ``backend-crash``: it must build a graph only), then
+   computed.
 
 Kinds: ``wrong`` (gradient against the differences), ``nonfinite`` (nan/inf where the primal and
 the differences are finite), ``shape`` (a result not of its parameter's shape), ``mismatch``
@@ -61,11 +63,20 @@ import symgrad  # noqa: E402
 
 DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_fuzz_arrays_"))
 ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict", "array_api-torch",
-                "dask")
+                "dask", "array_api-dask")
+DASK = ("dask", "array_api-dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
          "backend-crash", "backend-refusal")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'")
+
+
+class Computed(RuntimeError):
+    """A gradient on Dask inputs computed a Dask value inside (it must only build the graph)."""
+
+
+def refuse(*args, **kwargs):
+    raise Computed("the gradient computed a Dask value inside")
 
 
 class Tape:
@@ -254,7 +265,7 @@ class Backends:
         if "array_api-strict" in names:
             import array_api_strict
             self.strict = array_api_strict
-        if "dask" in names:
+        if any(n in DASK for n in names):
             import dask
             import dask.array
             self.dask, self.da = dask, dask.array
@@ -272,6 +283,8 @@ class Backends:
         if run == "dask":
             return self.da.from_array(a, chunks=2) if array and a.ndim else a
         a = np.asarray(a, dtype=np.float64)
+        if run == "array_api-dask":
+            return self.da.from_array(a, chunks=2) if a.ndim else a
         if run == "array_api-numpy":
             return a
         if run == "array_api-strict":
@@ -284,21 +297,24 @@ class Backends:
         converted = [self.convert(run, a) for a in args]
         if run == "jax.jit":
             result = self.jax.jit(gf)(*converted)
+        elif run in DASK:
+            with self.dask.config.set(scheduler=refuse):
+                result = gf(*converted)
         else:
             result = gf(*converted)
         result = result if isinstance(result, tuple) else (result,)
-        if run == "dask":
+        if run in DASK:
             result = self.dask.compute(*result)
         return [to_numpy(r) for r in result]
 
 
-def dask_primal(backends, module, args):
+def dask_primal(backends, module, args, run="dask"):
     """Whether the primal itself runs on the Dask arrays (Dask lacks some of NumPy: a
     gradient is not blamed for what the primal cannot do there either)."""
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = module.f(*[backends.convert("dask", a) for a in args])
+            value = module.f(*[backends.convert(run, a) for a in args])
             backends.dask.compute(value)
         return True
     except Exception:
@@ -392,7 +408,7 @@ def check(program, name, backends, counts=None, only=None):
                     failures.append(Failure("nonfinite", None, "a nan/inf element",
                                             "finite", grads, where))
             for run, gf in list(gradients.items()):
-                if run == "dask" and not dask_primal(backends, module, args):
+                if run in DASK and not dask_primal(backends, module, args, run):
                     counts["dask-primal-fails"] = counts.get("dask-primal-fails", 0) + 1
                     del gradients[run]
                     continue
