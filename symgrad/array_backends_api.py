@@ -26,6 +26,7 @@ def gathered_scatter(printer, target, shape, spec, value, names):
         for _round in range(int(_count.max(initial=0))):
             _from = compat_numpy.where(_round < _count, _order[...], _rows.size)
             _summed = _summed + xp.take(_padded, xp.asarray(_from, device=device(E)), axis=0)
+        # (each `xp.asarray(..., device=device(E))` an index: `_index`, `numpy_indices_on_dask`)
         _place = compat_numpy.arange(n) + _picked.size
         _place[_picked] = compat_numpy.arange(_picked.size)
         scattered = xp.take(xp.concat([_summed, scattered]), xp.asarray(_place, ...), axis=0)
@@ -234,3 +235,74 @@ def one_hot_scatter(printer, target, shape, spec, value, names, indexed):
             ast.Assign([ast.Name(onehot_name, ast.Store())], onehot, lineno=None),
             ast.Assign([ast.Name(target, ast.Store())], ast.BinOp(name(target), ast.Add(), added),
                        lineno=None)]
+
+
+def _converted_index(node, reference):
+    """``xp.asarray(a, device=device(X))`` of the reference ``X``: a NumPy array made the
+    library's (``constant``, ``take`` above, ``array_index_backends``)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "asarray" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "xp" and len(node.args) == 1
+            and [k.arg for k in node.keywords] == ["device"]
+            and isinstance(node.keywords[0].value, ast.Call)
+            and isinstance(node.keywords[0].value.func, ast.Name)
+            and node.keywords[0].value.func.id == "device"
+            and [getattr(a, "id", None) for a in node.keywords[0].value.args] == [reference])
+
+
+def numpy_indices_on_dask(body, reference, names):
+    """The index arrays NumPy computes (``xp.take(x, xp.asarray(rows, device=device(X)))``,
+    ``x[xp.asarray(I, ...), ...]``) through ``_index``, which leaves them NumPy arrays when the
+    namespace is Dask's and makes them the library's otherwise::
+
+        def _index(a):
+            return a if hasattr(X, '__dask_graph__') else xp.asarray(a, device=device(X))
+
+    (``__dask_graph__``: Dask's collection protocol; ``X`` is a Dask array when ``xp`` is
+    Dask's, as the parameters are converted to ``xp``.) Dask takes NumPy index arrays as they are (no graph of the index). A Dask index array is
+    named by its data: ``[0]`` got the name of the chunk-offset array Dask (2026.8) makes for a
+    Dask index of a one-chunk array (``from_array(np.array([0]), chunks=1)``, its chunks then
+    redeclared), and the gradient read the wrong rows (fuzz 16-27: ``[-0.7, 0.0]`` for
+    ``[-0.7, 0.3]``). Returns ``(body, lines)``: ``lines`` define ``_index`` where it is used."""
+    if reference is None:
+        return body, []
+    index = fresh_name("_index", names)
+    used = []
+
+    def call(node):
+        used.append(node)
+        return ast.Call(ast.Name(index, ast.Load()), node.args, [])
+
+    class Indices(ast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "take" and isinstance(
+                    node.func.value, ast.Name) and node.func.value.id == "xp" and len(
+                    node.args) == 2 and _converted_index(node.args[1], reference):
+                node.args[1] = call(node.args[1])
+            return node
+
+        def visit_Subscript(self, node):
+            self.generic_visit(node)
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else None
+            if items is not None:
+                node.slice.elts = [call(i) if _converted_index(i, reference) else i for i in items]
+            elif _converted_index(node.slice, reference):
+                node.slice = call(node.slice)
+            return node
+    body = [Indices().visit(line) for line in body]
+    if not used:
+        names.discard(index)
+        return body, []
+    a = ast.Name("a", ast.Load())
+    converted = ast.Call(ast.Attribute(ast.Name("xp", ast.Load()), "asarray", ast.Load()), [a], [
+        ast.keyword("device", ast.Call(ast.Name("device", ast.Load()), [
+            ast.Name(reference, ast.Load())], []))])
+    dask = ast.Call(ast.Name("hasattr", ast.Load()), [ast.Name(reference, ast.Load()),
+                                                     ast.Constant("__dask_graph__")], [])
+    define = ast.FunctionDef(
+        name=index, args=ast.arguments(posonlyargs=[], args=[ast.arg("a")], vararg=None,
+                                       kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[ast.Return(ast.IfExp(dask, a, converted))], decorator_list=[], returns=None,
+        type_params=[], lineno=None)
+    return body, [define]

@@ -23,6 +23,7 @@ import os
 
 import sympy
 
+from .array_backends_api import numpy_indices_on_dask
 from .array_backends_dask import data_indices
 from .array_indexing import ARANGE, TRI_INDICES
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
@@ -152,6 +153,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         body = distinct_results(body, {results[i] for i in used if values[i] is not None
                                        and arrays.shapes.of(program.outputs[i])},
                                 _copier(printer))
+        if backend == "array_api":  # NumPy's index arrays left NumPy's on Dask
+            body, lines = numpy_indices_on_dask(body, printer.reference, names)
+            prelude.extend(lines)
     params = [ast.arg(p.name) for p in program.positional]
     array_defaults = getattr(arrays, "defaults", {}) if arrays is not None else {}
 
