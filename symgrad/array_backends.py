@@ -153,6 +153,16 @@ def _broadcast_to(printer, node):
     return _call(printer, "np.broadcast_to", [printer.node(x), dims_ast(node.params[0])])
 
 
+def _reshape(printer, node):
+    """``np.reshape(x, shape)``; a number, or a value of the sizes only, is ``full(shape, x)``:
+    Dask's and ``array_api_strict``'s ``reshape`` take arrays only (array fuzzer 17-83,
+    ``xp.reshape(df_dexpanded, ())`` of ``df_dexpanded = 0.0`` raised AttributeError on Dask)."""
+    x = node.inputs[0]
+    if plain_number(x, printer):
+        return full(printer, dims_ast(node.params[0]), printer.node(x))
+    return _call(printer, "np.reshape", [printer.node(x), dims_ast(node.params[0])])
+
+
 def _einsum(printer, node):
     """``np.einsum``; on the Array API, which has none, by ``xp.matmul``
     (``array_backends_api.einsum_by_matmul``)."""
@@ -201,6 +211,7 @@ for _backend in ("jax", "torch", "array_api"):
         ("where_adjoint", _backend): _where_adjoint,
         ("einsum", _backend): _einsum,
         ("broadcast_to", _backend): _broadcast_to,
+        ("reshape", _backend): _reshape,
         ("arange", _backend): _arange,
     })
 for _backend in ("torch", "array_api"):

@@ -85,6 +85,7 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
             body.append(line)
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
+        printer.plain_names.discard(target.name)  # a name bound again is no number unless below
         if entry.guarded and isinstance(entry.expr, (sympy.Piecewise, Branch)) and not (
                 printer.vectorised or entry.whole or _no_default(entry.expr)):
             statement, inner = branches(target, entry.expr, printer, names, renamed,
@@ -105,6 +106,8 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
                 emitted_back[full[expr]] = target
                 expr = definition[expr]
             need(expr)
+            if plain_number(replaced(expr, renamed, evaluate=False), printer):
+                printer.plain_names.add(target.name)  # `df_dx = 0.0`: a Python number (17-83)
             line = assign(target.name, printer.expr(expr, renamed))
             body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
