@@ -26,7 +26,10 @@ file and checked (``check``):
    torch and Dask inputs, and the numpy gradient on Dask inputs) against the numpy gradient at
    rel 1e-12 (abs 1e-12 max(1, max |g|)); a gradient on Dask inputs is called under a scheduler
    that refuses to compute (``Computed``, a ``backend-crash``: it must build a graph only), then
-   computed.
+   computed. At a "kink" point a Dask gradient that differs is counted "dask-kink-differs", not
+   a failure: a tie in real arithmetic only (two values equal up to rounding) is broken by the
+   last bits, and Dask's chunked sums round otherwise than NumPy's (17-29); exact ties are
+   tested in ``tests/test_dask_fuzz.py``.
 
 Kinds: ``wrong`` (gradient against the differences), ``nonfinite`` (nan/inf where the primal and
 the differences are finite), ``shape`` (a result not of its parameter's shape), ``mismatch``
@@ -398,7 +401,8 @@ def check(program, name, backends, counts=None, only=None):
                     f.detail = "call-time build: " + f.detail
                     f.where = where
                     failures.append(f)
-            if only is None or only[0] in ("wrong", "nonfinite"):
+            verdict = None
+            if only is None or only[0] in ("wrong", "nonfinite", "mismatch"):
                 verdict, expected, got = directional(ref, tape, args, grads, rng)
                 counts[verdict] = counts.get(verdict, 0) + 1
                 if verdict in ("wrong", "nonfinite"):
@@ -426,6 +430,10 @@ def check(program, name, backends, counts=None, only=None):
                     del gradients[run]
                     continue
                 if len(got) != len(grads) or not all(close(a, b) for a, b in zip(got, grads)):
+                    if run in DASK and verdict == "kink":  # a tie up to rounding: Dask's chunked
+                        # sums round otherwise (17-29), another subgradient of the kink
+                        counts["dask-kink-differs"] = counts.get("dask-kink-differs", 0) + 1
+                        continue
                     failures.append(Failure("mismatch", run, "backend differs from numpy",
                                             grads, got, where))
                     del gradients[run]
