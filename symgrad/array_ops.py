@@ -87,6 +87,9 @@ def _prod_vjp(node, g, i, ctx):
     axes, keepdims, rank = node.params
     x = node.inputs[0]
     zero = sympy.Eq(x, 0)
+    if zero is sympy.false:  # SymPy knows x has no zero (1 + tanh(v)**2): q / x, no counting
+        # (a count of `where(False, 1, 0)` would sum a number, which torch refuses: 22-391)
+        return keep(g, axes, keepdims) * reduce_(PROD, x, axes, True, rank) / x
     nonzero = reduce_(PROD, where(zero, 1, x), axes, True, rank)
     zeros = reduce_(SUM, where(zero, 1, 0), axes, True, rank)
     others = where(zero, where(sympy.Eq(zeros, 1), nonzero, 0),

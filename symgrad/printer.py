@@ -386,11 +386,12 @@ class Printer:
     def _numbers(self, *exprs):
         """For the guard on the Array API, which takes no ``where`` of two Python numbers: a
         function giving a guarded argument of the sizes alone (``n * n``: a Python number) as a
-        0-d array of the reference dtype, else None (array fuzzer 22-18, 22-20)."""
+        0-d array of the reference dtype, else None (array fuzzer 22-18, 22-20); a common term
+        of sizes named by ``cse`` (``_t0 = n * n``, ``plain_names``) is one too (21-244)."""
         if self.backend != "array_api":
             return None
         sizes = {s.name for e in exprs if e is not None for s in e.free_symbols
-                 if s.is_Symbol and s.is_integer and s.is_positive}
+                 if s.is_Symbol and s.is_integer and s.is_positive} | self.plain_names
 
         def numbers(argument):
             for n in ast.walk(argument):

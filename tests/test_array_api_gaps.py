@@ -229,3 +229,65 @@ def test_an_index_the_code_computes_is_scattered(tmp_path, library):
     _agree(module.permuted, (rng.normal(size=6),), library, shapes={"x": ("n",)})
     _agree(module.largest_rows, (rng.normal(size=(5, 3)),), library, shapes={"X": ("n", "d")})
     _agree(module.picked, (rng.normal(size=(4, 3)),), library, shapes={"Z": ("n", 3)})
+
+
+STD_BRANCH = '''def std_branch(X, v):
+    if v > 0.1:
+        r = v
+    else:
+        r = np.std(X)
+    return r + v
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_guarded_denominator_named_by_cse_is_an_array(tmp_path, library):
+    """Array fuzzer 21-244 (also 21-409, 22-24, 22-389): the size term ``d * d`` of ``np.std``
+    named by cse (``_t0 = d * d``) and then guarded as a denominator printed
+    ``xp.where(_t3, 1.0, _t0)``, a ``where`` of two Python numbers (array_api_strict: TypeError
+    "Two scalars not allowed"); the named term is a 0-d array of the data's dtype there too."""
+    module = _module(tmp_path, STD_BRANCH, "std_branch")
+    X = np.random.default_rng(244).uniform(-1.0, 1.0, (4, 4))
+    shapes = {"X": ("d", "d"), "v": ()}
+    for v in (0.05, 0.78):
+        _agree(module.std_branch, (X, np.float64(v)), library, shapes=shapes)
+    if library == "strict":  # by hand: d std(X) / dX = (X - mean) / (N std), and d/dv = 1
+        import array_api_strict
+        gX, gv = symgrad.grad(module.std_branch, shapes=shapes, backend="array_api")(
+            array_api_strict.asarray(X), array_api_strict.asarray(0.05))
+        np.testing.assert_allclose(np.asarray(gX), (X - X.mean()) / (X.size * X.std()),
+                                   rtol=1e-12)
+        assert float(gv) == 1.0
+
+
+POSITIVE_PRODUCT = '''def positive_product(X, v):
+    return np.einsum('i,i->', np.prod(np.tanh(v[None, :, 0] ** 2) * 0.5 + 1.0, axis=0), X)
+'''
+
+
+@pytest.mark.parametrize("library", ["torch-backend"] + LIBRARIES)
+def test_the_product_of_values_sympy_knows_nonzero(tmp_path, library):
+    """Array fuzzer 22-391: the adjoint of ``np.prod`` counts the zeros (``where(x == 0, 1,
+    0)``); of ``1 + tanh(v) ** 2 / 2`` SymPy decides ``x == 0`` is False, and the count printed
+    ``torch.where(False, ...)`` (torch and array_api on PyTorch: TypeError, a bool condition);
+    such a product's adjoint is ``q / x``, no count. By hand: d/dX = p, d/dv[:, 0] = X (1 -
+    tanh(v0 ** 2) ** 2) v0 with p = 1 + tanh(v0 ** 2) / 2."""
+    module = _module(tmp_path, POSITIVE_PRODUCT, "positive_product")
+    rng = np.random.default_rng(391)
+    X, v = rng.uniform(-1.0, 1.0, 4), rng.uniform(-1.0, 1.0, (4, 4))
+    shapes = {"X": ("d",), "v": ("d", "d")}
+    v0 = v[:, 0]
+    want_v = np.zeros((4, 4))
+    want_v[:, 0] = X * (1.0 - np.tanh(v0 ** 2) ** 2) * v0
+    want = (1.0 + 0.5 * np.tanh(v0 ** 2), want_v)
+    if library == "torch-backend":
+        if not HAS["torch"]:
+            pytest.skip(install_hint("torch"))
+        import torch
+        got = symgrad.grad(module.positive_product, shapes=shapes, backend="torch")(
+            torch.from_numpy(X), torch.from_numpy(v))
+    else:
+        _agree(module.positive_product, (X, v), library, shapes=shapes)
+        got = symgrad.grad(module.positive_product, shapes=shapes)(X, v)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-15)
