@@ -312,8 +312,9 @@ def _read_inner(ctx, a, b):
 
 
 def _binary(make):
-    def read(ctx, x1, x2):
-        return make(ctx.array(x1), ctx.array(x2))
+    def read(ctx, x1, x2):  # of NumPy's broadcast shape: SymPy folds np.subtract(x, x) to 0
+        a, b = ctx.array(x1), ctx.array(x2)
+        return ctx.broadcast_of(make(a, b), (a, b))
     return read
 
 

@@ -1,0 +1,40 @@
+"""Bugs the array fuzzer (``tests/benchmarks/fuzz_arrays.py``) found on the jax backend runs,
+each held at its right value (derived by hand), on numpy and jax."""
+import importlib.util
+import pathlib
+import tempfile
+
+import numpy as np
+import pytest
+
+import symgrad
+from source_modules import load_module
+
+DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_found_jax_"))
+HAS_JAX = importlib.util.find_spec("jax") is not None
+BACKENDS = ["numpy", pytest.param("jax", marks=pytest.mark.skipif(
+    not HAS_JAX, reason="jax not installed: pip install -e '.[jax]'"))]
+
+
+@pytest.fixture(scope="module")
+def x64():
+    if HAS_JAX:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("call", ["np.subtract(x, x)", "np.multiply(x, 0.0)",
+                                  "np.add(x - x, 0.0)", "np.divide(x - x, 2.0)"])
+def test_a_ufunc_call_folded_to_zero_keeps_its_shape(call, backend, x64):
+    """Fuzz 13-12: ``np.amax(np.subtract(X, X), axis=0)`` was refused (``axis 0 is out of range
+    for an array of rank 0``): SymPy folds ``x - x`` to the number 0, and the ufunc calls
+    (unlike the operators) did not broadcast it back to the operands' shape. The cumulative sum
+    of zeros along axis 0 adds nothing: the gradient of ``sum(cumsum(0 * x) + x ** 2)`` is 2 x."""
+    module = load_module(DIRECTORY, "import numpy as np\n\n\ndef f(x):\n    return np.sum("
+                                    f"np.cumsum({call}, axis=0) + x ** 2) + np.sum(np.amax("
+                                    f"{call}, axis=0))\n", "folded_ufunc")
+    x = np.array([0.5, -1.0, 2.0])
+    for shapes in ({"x": ("n",)}, None):
+        got = symgrad.grad(module.f, shapes=shapes, backend=backend)(x)
+        np.testing.assert_allclose(np.asarray(got, dtype=float), 2.0 * x, rtol=1e-14)
