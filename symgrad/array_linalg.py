@@ -235,22 +235,22 @@ def _det_vjp(node, g, i, ctx):
     from .array_ops import PROD, reduce_
     a = node.inputs[0]
     (size, _) = ctx.shape(a)
-    u, s, vh = (SVD.make(a, params=(k,)) for k in range(3))
+    u, s, vh = (SVD_ITEM.make(SVD.make(a), params=(k,)) for k in range(3))  # one SVD (CSE)
     row = expand_dims(s, (0,))
     others = reduce_(PROD, row + EYE.make(params=(size, size)) * (1 - row), (1,), False, 2)
     sign = DET.make(matmul(u, vh))
     return g * sign * matmul(u * expand_dims(others, (0,)), vh)
 
 
-def _svd_shape(node, shapes, dims):
+def _svd_item_shape(node, shapes, dims):
     (k,) = node.params
-    shape = _square(shapes, dims, "np.linalg.svd")
+    (shape,) = shapes
     return shape[:1] if k == 1 else shape
 
 
-def _svd_print(printer, node):
+def _item_print(printer, node):
     (k,) = node.params
-    return _linalg_print("np.linalg.svd", k)(printer, node)
+    return ast.Subscript(printer.node(node.inputs[0]), ast.Constant(k), ast.Load())
 
 
 def _linalg_print(spelling, item=None):
@@ -358,8 +358,16 @@ DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
 NP_MATMUL = ArrayRule("np_matmul", ("numpy.matmul",), (), (("a", REQUIRED), ("b", REQUIRED)),
                       read=_read_np_matmul)
-SVD = ArrayRule("svd", (), (), (), shape=_svd_shape, numpy=_svd_print, label="singular")
-"""Item ``k`` of ``np.linalg.svd(A)`` of a square ``A`` (U, s, Vh): the det row's adjoint."""
+SVD = ArrayRule("svd", (), (), (),
+                shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.svd"),
+                numpy=_linalg_print("np.linalg.svd"), label="svd")
+"""``np.linalg.svd(A)`` of a square ``A``, the tuple (U, s, Vh) (its shape: ``A``'s), read by
+``SVD_ITEM`` only: the det row's adjoint. One node for the three items, so that the common
+sub-expressions print it once (``_t0 = np.linalg.svd(A)``, then ``_t0[0]``, ``_t0[1]``,
+``_t0[2]``): one SVD per call, not one per item."""
+SVD_ITEM = ArrayRule("svd_item", (), (), (), shape=_svd_item_shape, numpy=_item_print,
+                     label="singular")
+"""Item ``k`` of ``np.linalg.svd(A)`` (an ``SVD`` node): U, s (a vector) or Vh."""
 SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", REQUIRED)),
                   read=_read_solve, shape=_solve_shape, vjp=_solve_vjp, numpy=_solve_print,
                   label="solution")

@@ -8,13 +8,22 @@ right-hand side, its SVD takes tall-and-skinny arrays only, and it has no ``det`
 (NumPy's function on a Dask array computes it whole). So a Dask matrix is made one chunk
 (``rechunk(-1)``) and NumPy's own function runs on that chunk (``map_blocks``): lazily, with the
 numbers of NumPy's function (the same LAPACK call), the whole matrix in one task's memory (the
-matrices of ``np.linalg`` are square: ``n`` by ``n``). Other arrays take the library's function::
+matrices of ``np.linalg`` are square: ``n`` by ``n``). Other arrays take the library's function.
+Which one runs is decided by the *Dask test*: on the Array API, whose arrays are all of the one
+library ``xp`` (the prologue converts the arguments and constants to it), once per call, at the
+top (``on_dask = hasattr(X, 'map_blocks')`` of the first parameter, printed when the code has
+linear algebra; ``array_api_compat.is_dask_namespace`` would be a second name to import, and the
+import line would pass 100 columns); in the lazy NumPy code, where a NumPy constant or argument
+may sit beside a Dask one, per value (``hasattr(A, 'map_blocks')``)::
 
-    inverse = (A.rechunk(-1).map_blocks(np.linalg.inv, dtype=float) if hasattr(A,
-        'map_blocks') else np.linalg.inv(A))
+    inverse = (A.rechunk(-1).map_blocks(compat_numpy.linalg.inv, dtype=A.dtype) if on_dask
+        else xp.linalg.inv(A))
 
-An item of a tuple (``slogdet(A)[1]``, ``svd(A)[0]``) is taken inside the chunk by a ``lambda``
-(its parameter a fresh name); ``solve(A, b)`` with either operand a Dask array makes both Dask
+An item of a tuple (``slogdet(A)[1]``) is taken inside the chunk by a ``lambda`` (its parameter
+a fresh name); the SVD is one tuple (``_t0 = np.linalg.svd(A)``, its items read from it) and on
+Dask is Dask's SVD of the one chunk (``full_matrices=False``, one task calling NumPy's SVD; its
+signs made deterministic in the numpy code, which the det adjoint does not see: ``u_i`` and
+``vh_i`` flip together). ``solve(A, b)`` with either operand a Dask array makes both Dask
 arrays of one chunk (a NumPy constant beside a Dask ``b`` becomes ``np.zeros_like(b, shape=()) +
 np.ascontiguousarray(C)``), and its result has ``b``'s shape (``drop_axis=1`` for a vector ``b``,
 else ``chunks=b.shape``). The copy is there because Dask (2026.8) names a NumPy array by its bytes
@@ -36,9 +45,23 @@ def _own(printer, dotted):
     return dotted_name(dotted if printer.backend == "numpy" else "compat_numpy" + dotted[2:])
 
 
-def _lazy_test(x):
+def _lazy_test(printer, x):
+    """The Dask test of the value ``x``: ``on_dask`` on the Array API (``dask_flag``),
+    ``hasattr(x, 'map_blocks')`` in the lazy NumPy code."""
+    if printer.backend != "numpy":
+        return ast.Name(dask_flag(printer), ast.Load())
     return ast.Call(ast.Name("hasattr", ast.Load()), [copy.deepcopy(x), ast.Constant(
         "map_blocks")], [])
+
+
+def dask_flag(printer):
+    """The name of the Array API code's Dask test (``on_dask``, a fresh name), taken at the first
+    row that reads it: ``emit`` prints ``on_dask = hasattr(X, 'map_blocks')`` at the end of the
+    prologue when the printer has one (``printer.dask_flag``)."""
+    if getattr(printer, "dask_flag", None) is None:
+        names = getattr(printer, "names", None)
+        printer.dask_flag = fresh_name("on_dask", names if names is not None else set())
+    return printer.dask_flag
 
 
 def _one_chunk(x):
@@ -77,14 +100,18 @@ def one_chunk(dotted, item=None, drop=None):
         lazy = ast.Call(ast.Attribute(_one_chunk(x), "map_blocks", ast.Load()), [
             _item_of(printer, dotted, item)], [ast.keyword(k, v) for k, v in keywords + [
                 ("dtype", _dtype(printer, x))]])
-        return ast.IfExp(_lazy_test(x), lazy, node.rule.numpy(printer, node))
+        return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
     return print_
 
 
 def svd(printer, node):
-    """Item ``k`` of ``np.linalg.svd(A)`` (U, s, Vh): of one chunk; ``s`` is a vector."""
-    (k,) = node.params
-    return one_chunk("np.linalg.svd", k, 1 if k == 1 else None)(printer, node)
+    """``np.linalg.svd(A)`` (the tuple U, s, Vh): Dask's SVD of one chunk, ``full_matrices=False``
+    (the same matrices for a square ``A``; Dask has no other), which is one task running NumPy's
+    SVD; the row's own printer for other arrays."""
+    x = printer.node(node.inputs[0])
+    lazy = _call(printer, "np.linalg.svd", [_one_chunk(x)], [("full_matrices", ast.Constant(
+        False))])
+    return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
 
 
 def solve(printer, node):
@@ -106,5 +133,6 @@ def solve(printer, node):
     lazy = ast.Call(ast.Attribute(lifted(a, b), "map_blocks", ast.Load()), [
         _own(printer, "np.linalg.solve"), lifted(b, a)], [
         ast.keyword(k, v) for k, v in shape + [("dtype", _dtype(printer, b))]])
-    test = ast.BoolOp(ast.Or(), [_lazy_test(a), _lazy_test(b)])
+    test = _lazy_test(printer, a) if printer.backend != "numpy" else ast.BoolOp(ast.Or(), [
+        _lazy_test(printer, a), _lazy_test(printer, b)])
     return ast.IfExp(test, lazy, node.rule.numpy(printer, node))

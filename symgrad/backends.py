@@ -199,13 +199,16 @@ def _namespace(params, arrays):
         ast.Starred(ast.BoolOp(ast.Or(), [others, fallback]), ast.Load())], []), lineno=None)]
 
 
-def prologue(name, params, hyperparameters=(), arrays=()):
+def prologue(name, params, hyperparameters=(), arrays=(), dask_flag=None):
     """The first lines of a function of the backend ``name``: the Array API's namespace
     (``xp = array_namespace(...)``: ``_namespace``), then each parameter in ``params`` (names)
     converted to an array of the backend, then each of ``hyperparameters`` (the parameters with a
     default, such as ``delta=1.0``) to an array of the first parameter's dtype and device, so
     that float32 data gives float32 results; nothing for "math" (and "numpy", whose conversion
-    ``emit`` prints). ``arrays``: the parameters of rank 1 or more (never numbers)."""
+    ``emit`` prints). ``arrays``: the parameters of rank 1 or more (never numbers). ``dask_flag``:
+    the Array API code's name for whether ``xp`` is Dask's, bound last when the code reads it
+    (its linear algebra: ``array_linalg_lazy``): ``on_dask = hasattr(X, 'map_blocks')`` of the
+    first parameter, an array of ``xp`` by then, as every array of the code is."""
     spec = backend(name)
     if spec.name in ("math", "numpy") or not params:
         return []
@@ -226,4 +229,7 @@ def prologue(name, params, hyperparameters=(), arrays=()):
     for p in hyperparameters:
         lines.append(ast.Assign([ast.Name(p, ast.Store())], ast.Call(
             _attribute(function[spec.name]), [_name(p)], like), lineno=None))
+    if dask_flag is not None and spec.name == "array_api":
+        lines.append(ast.Assign([ast.Name(dask_flag, ast.Store())], ast.Call(_name("hasattr"), [
+            reference, ast.Constant("map_blocks")], []), lineno=None))
     return lines

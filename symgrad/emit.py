@@ -135,7 +135,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                     [ast.keyword("dtype", ast.Name("float", ast.Load()))])))
     prelude.extend(backend_prologue(backend, data or converted, [
         name for name in converted if name not in data], [
-        p.name for p in program.params if arrays is not None and arrays.shapes.of(p)]))
+        p.name for p in program.params if arrays is not None and arrays.shapes.of(p)],
+        getattr(printer, "dask_flag", None)))
     if arrays is not None:
         prelude.extend(size_lines(arrays, body, [p for p in program.params
                                                  if p.name not in program.static], function_name,
