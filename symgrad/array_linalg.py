@@ -53,23 +53,29 @@ def _read_concatenate(ctx, arrays, axis=0):
 
 
 # --- einsum ----------------------------------------------------------------------------------
+def split_subscripts(subscripts):
+    """``"ij,jk->ik"`` as (["ij", "jk"], "ik"), spaces dropped; without ``->`` the output is
+    NumPy's implicit one: the letters used once, in alphabetical order (``"ik"`` for ``"ij,jk"``;
+    ``""`` for ``"ii"``, a trace). Nothing is checked (``parse_subscripts`` does)."""
+    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
+    if not arrow:
+        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    return inputs.split(","), output
+
+
 def parse_subscripts(subscripts, count):
-    """``"ij,j->i"`` as ([letters per operand], output letters); implicit output (no ``->``) is
-    the letters that appear once, in alphabetical order, as NumPy does.
+    """``"ij,j->i"`` as ([letters per operand], output letters) (``split_subscripts``), checked:
+    the one reading of einsum subscripts; the row's shape, adjoint and printers (the Array API's
+    by ``matmul``, ``array_backends_api``) all take it from here.
 
     Raises:
         ShapeError: ``...``, a letter repeated in one operand or the output, a count mismatch.
     """
-    text = subscripts.replace(" ", "")
-    if "." in text:
+    if "." in subscripts:
         raise ShapeError("np.einsum with `...` is not supported: name every axis")
-    inputs, _, output = text.partition("->")
-    operands = inputs.split(",")
+    operands, output = split_subscripts(subscripts)
     if len(operands) != count or not all(o.isalpha() or o == "" for o in operands):
         raise ShapeError(f"np.einsum subscripts {subscripts!r} for {count} operand(s)")
-    if "->" not in text:
-        letters = "".join(operands)
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     for part in operands + [output]:
         if len(set(part)) != len(part):
             raise ShapeError(f"np.einsum with a letter repeated in {part!r} (a diagonal) is not "
@@ -163,11 +169,8 @@ def _read_einsum(ctx, subscripts, operands=()):
     if not isinstance(subscripts, str):
         ctx.fail("np.einsum needs its subscripts as a string literal", "write \"ij,j->i\"")
     items = [ctx.array(x) for x in operands]
-    text = subscripts.replace(" ", "")
-    inputs, arrow, output = text.partition("->")
-    terms = inputs.split(",")
-    if not arrow and "." not in text:  # NumPy's implicit output: the letters used once
-        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    text = subscripts
+    terms, output = split_subscripts(text)  # the implicit output read before the diagonals
     if len(terms) == len(items) and "." not in text:
         for k, term in enumerate(terms):
             terms[k], items[k] = _diagonals(ctx, term, items[k])
