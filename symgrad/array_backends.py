@@ -237,8 +237,7 @@ PRINTERS.update({("index", "numpy"): _lazy(dask_columns.gather),
                  ("transpose", "numpy"): _lazy(dask_columns.transpose)})
 LINALG = {"inv": one_chunk.one_chunk("np.linalg.inv"),
           "det": one_chunk.one_chunk("np.linalg.det", drop=(0, 1)),
-          "logabsdet": one_chunk.one_chunk("np.linalg.slogdet", 1, (0, 1)),
-          "slogdet_sign": one_chunk.one_chunk("np.linalg.slogdet", 0, (0, 1)),
+          "slogdet_pair": one_chunk.slogdet,
           "svd": one_chunk.svd, "solve": one_chunk.solve}
 '''The linear algebra rows on Dask arrays: NumPy's function on one chunk (array_linalg_lazy).'''
 for _row, _printer in LINALG.items():

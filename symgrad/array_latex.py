@@ -63,9 +63,15 @@ class ArrayLatexPrinter(LatexPrinter):
             return rf"{_REDUCTIONS[name]}{below} {self._grouped(inputs[0])}"
         if name == "inv":
             return f"{self._grouped(inputs[0])}^{{-1}}"
-        if name in ("det", "logabsdet"):
-            inner = rf"\det {self._grouped(inputs[0])}"
+        if name in ("det", "logabsdet"):  # log|det A| reads its pair (sign, log|det A|)
+            matrix = inputs[0] if name == "det" else inputs[0].inputs[0]
+            inner = rf"\det {self._grouped(matrix)}"
             return inner if name == "det" else rf"\log \left|{inner}\right|"
+        if name == "slogdet_sign":
+            return rf"\operatorname{{sign}} \det {self._grouped(inputs[0].inputs[0])}"
+        if name == "svd_item":  # U, s, V^H of the SVD of A
+            matrix = self._grouped(inputs[0].inputs[0])
+            return rf"{('U', 's', 'V^{H}')[params[0]]}_{{\operatorname{{svd}} {matrix}}}"
         if name == "expand_dims":
             rank = len(self.shapes.of(expr))
             spec = ", ".join(r"\text{None}" if k in params[0] else ":" for k in range(rank))

@@ -53,23 +53,29 @@ def _read_concatenate(ctx, arrays, axis=0):
 
 
 # --- einsum ----------------------------------------------------------------------------------
+def split_subscripts(subscripts):
+    """``"ij,jk->ik"`` as (["ij", "jk"], "ik"), spaces dropped; without ``->`` the output is
+    NumPy's implicit one: the letters used once, in alphabetical order (``"ik"`` for ``"ij,jk"``;
+    ``""`` for ``"ii"``, a trace). Nothing is checked (``parse_subscripts`` does)."""
+    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
+    if not arrow:
+        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    return inputs.split(","), output
+
+
 def parse_subscripts(subscripts, count):
-    """``"ij,j->i"`` as ([letters per operand], output letters); implicit output (no ``->``) is
-    the letters that appear once, in alphabetical order, as NumPy does.
+    """``"ij,j->i"`` as ([letters per operand], output letters) (``split_subscripts``), checked:
+    the one reading of einsum subscripts; the row's shape, adjoint and printers (the Array API's
+    by ``matmul``, ``array_backends_api``) all take it from here.
 
     Raises:
         ShapeError: ``...``, a letter repeated in one operand or the output, a count mismatch.
     """
-    text = subscripts.replace(" ", "")
-    if "." in text:
+    if "." in subscripts:
         raise ShapeError("np.einsum with `...` is not supported: name every axis")
-    inputs, _, output = text.partition("->")
-    operands = inputs.split(",")
+    operands, output = split_subscripts(subscripts)
     if len(operands) != count or not all(o.isalpha() or o == "" for o in operands):
         raise ShapeError(f"np.einsum subscripts {subscripts!r} for {count} operand(s)")
-    if "->" not in text:
-        letters = "".join(operands)
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     for part in operands + [output]:
         if len(set(part)) != len(part):
             raise ShapeError(f"np.einsum with a letter repeated in {part!r} (a diagonal) is not "
@@ -163,11 +169,8 @@ def _read_einsum(ctx, subscripts, operands=()):
     if not isinstance(subscripts, str):
         ctx.fail("np.einsum needs its subscripts as a string literal", "write \"ij,j->i\"")
     items = [ctx.array(x) for x in operands]
-    text = subscripts.replace(" ", "")
-    inputs, arrow, output = text.partition("->")
-    terms = inputs.split(",")
-    if not arrow and "." not in text:  # NumPy's implicit output: the letters used once
-        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    text = subscripts
+    terms, output = split_subscripts(text)  # the implicit output read before the diagonals
     if len(terms) == len(items) and "." not in text:
         for k, term in enumerate(terms):
             terms[k], items[k] = _diagonals(ctx, term, items[k])
@@ -221,8 +224,9 @@ def _inv_vjp(node, g, i, ctx):
 
 
 def _logdet_vjp(node, g, i, ctx):
-    """d log|det A| = tr(inv(A) dA): the adjoint of A is g * inv(A).T."""
-    return g * transpose(INV.make(node.inputs[0]), (1, 0))
+    """d log|det A| = tr(inv(A) dA): the adjoint of A is g * inv(A).T (passed on through the
+    ``SLOGDET_PAIR`` node, whose adjoint is its matrix's)."""
+    return g * transpose(INV.make(node.inputs[0].inputs[0]), (1, 0))
 
 
 def _det_vjp(node, g, i, ctx):
@@ -253,10 +257,9 @@ def _item_print(printer, node):
     return ast.Subscript(printer.node(node.inputs[0]), ast.Constant(k), ast.Load())
 
 
-def _linalg_print(spelling, item=None):
+def _linalg_print(spelling):
     def numpy(printer, node):
-        call = _call(printer, spelling, [printer.node(node.inputs[0])])
-        return call if item is None else ast.Subscript(call, ast.Constant(item), ast.Load())
+        return _call(printer, spelling, [printer.node(node.inputs[0])])
     return numpy
 
 
@@ -296,8 +299,9 @@ def _read_solve(ctx, a, b):
 
 
 def _read_slogdet(ctx, a):
-    x = ctx.array(a)
-    return (ctx.bind(SLOGDET_SIGN.make(x), "sign"), ctx.bind(LOGABSDET.make(x), "logdet"))
+    pair = SLOGDET_PAIR.make(ctx.array(a))
+    return (ctx.bind(SLOGDET_SIGN.make(pair, params=(0,)), "sign"),
+            ctx.bind(LOGABSDET.make(pair, params=(1,)), "logdet"))
 
 
 # --- running sums ------------------------------------------------------------------------------
@@ -342,14 +346,18 @@ INV = ArrayRule("inv", ("numpy.linalg.inv",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: INV.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.inv"),
                 vjp=_inv_vjp, numpy=_linalg_print("np.linalg.inv"), label="inverse")
-LOGABSDET = ArrayRule("logabsdet", (), (), (),
-                      shape=lambda node, shapes, dims: _square(shapes, dims, "slogdet")[:0],
-                      vjp=_logdet_vjp, numpy=_linalg_print("np.linalg.slogdet", 1),
-                      label="logdet")
-SLOGDET_SIGN = ArrayRule("slogdet_sign", (), (), (),
-                         shape=lambda node, shapes, dims: _square(shapes, dims, "slogdet")[:0],
-                         vjp=lambda node, g, i, ctx: sympy.S.Zero,
-                         numpy=_linalg_print("np.linalg.slogdet", 0), label="sign")
+SLOGDET_PAIR = ArrayRule("slogdet_pair", (), (), (),
+                         shape=lambda node, shapes, dims: _square(shapes, dims, "slogdet"),
+                         vjp=lambda node, g, i, ctx: g, numpy=_linalg_print("np.linalg.slogdet"),
+                         label="slogdet")
+"""``np.linalg.slogdet(A)``, the tuple (sign, log|det A|) (its shape, and its adjoint, ``A``'s),
+read by ``SLOGDET_SIGN`` and ``LOGABSDET`` only: one node for the two items, so that code reading
+both computes it once (``_t0 = np.linalg.slogdet(A)``, ``sign = _t0[0]``, ``logdet = _t0[1]``)."""
+LOGABSDET = ArrayRule("logabsdet", (), (), (), shape=lambda node, shapes, dims: (),
+                      vjp=_logdet_vjp, numpy=_item_print, label="logdet")
+SLOGDET_SIGN = ArrayRule("slogdet_sign", (), (), (), shape=lambda node, shapes, dims: (),
+                         vjp=lambda node, g, i, ctx: sympy.S.Zero, numpy=_item_print,
+                         label="sign")
 SLOGDET = ArrayRule("slogdet", ("numpy.linalg.slogdet",), (), (("a", REQUIRED),),
                     read=_read_slogdet)
 DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),

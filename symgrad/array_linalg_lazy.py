@@ -19,11 +19,12 @@ may sit beside a Dask one, per value (``hasattr(A, 'map_blocks')``)::
     inverse = (A.rechunk(-1).map_blocks(compat_numpy.linalg.inv, dtype=A.dtype) if on_dask
         else xp.linalg.inv(A))
 
-An item of a tuple (``slogdet(A)[1]``) is taken inside the chunk by a ``lambda`` (its parameter
-a fresh name); the SVD is one tuple (``_t0 = np.linalg.svd(A)``, its items read from it) and on
-Dask is Dask's SVD of the one chunk (``full_matrices=False``, one task calling NumPy's SVD; its
-signs made deterministic in the numpy code, which the det adjoint does not see: ``u_i`` and
-``vh_i`` flip together). ``solve(A, b)`` with either operand a Dask array makes both Dask
+A tuple is one node, read by its items (``_t0 = np.linalg.slogdet(A)``, ``sign = _t0[0]``): on
+Dask, ``slogdet``'s pair is one array of two, ``np.stack`` of NumPy's pair inside the chunk (a
+``lambda``, its parameter a fresh name), and the SVD is Dask's SVD of the one chunk
+(``full_matrices=False``: one task calling NumPy's SVD; the numpy code's Dask also makes its
+signs deterministic, which the det adjoint does not see: ``u_i`` and ``vh_i`` flip together).
+``solve(A, b)`` with either operand a Dask array makes both Dask
 arrays of one chunk (a NumPy constant beside a Dask ``b`` becomes ``np.zeros_like(b, shape=()) +
 np.ascontiguousarray(C)``), and its result has ``b``'s shape (``drop_axis=1`` for a vector ``b``,
 else ``chunks=b.shape``). The copy is there because Dask (2026.8) names a NumPy array by its bytes
@@ -75,32 +76,23 @@ def _dtype(printer, x):
     return ast.Attribute(copy.deepcopy(x), "dtype", ast.Load())
 
 
-def _item_of(printer, dotted, item):
-    """``np.linalg.slogdet`` itself (``item`` None), or ``lambda _block:
-    np.linalg.slogdet(_block)[1]``: the item of its tuple, taken in the chunk."""
-    if item is None:
-        return _own(printer, dotted)
-    names = getattr(printer, "names", None)
-    block = fresh_name("_block", names if names is not None else set())
-    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(block)], vararg=None,
-                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    return ast.Lambda(arguments, ast.Subscript(ast.Call(_own(printer, dotted), [
-        ast.Name(block, ast.Load())], []), ast.Constant(item), ast.Load()))
+def _on_one_chunk(printer, node, function, keywords=()):
+    """``A.rechunk(-1).map_blocks(function, **keywords, dtype=...) if <A is Dask> else <the
+    row's own call>``, ``A`` the node's one input."""
+    x = printer.node(node.inputs[0])
+    lazy = ast.Call(ast.Attribute(_one_chunk(x), "map_blocks", ast.Load()), [function], [
+        ast.keyword(k, v) for k, v in list(keywords) + [("dtype", _dtype(printer, x))]])
+    return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
 
 
-def one_chunk(dotted, item=None, drop=None):
-    """The printer of a row calling ``dotted`` on one matrix (item ``item`` of its result):
-    NumPy's function on one chunk of a Dask matrix, the row's own printer for other arrays.
-    ``drop``: the axes of the matrix the result has not (``(0, 1)`` for a number, ``1`` for a
-    vector)."""
+def one_chunk(dotted, drop=None):
+    """The printer of a row calling ``dotted`` on one matrix: NumPy's function on one chunk of a
+    Dask matrix, the row's own printer for other arrays. ``drop``: the axes of the matrix the
+    result has not (``(0, 1)`` for a number)."""
     def print_(printer, node):
-        x = printer.node(node.inputs[0])
-        keywords = [] if drop is None else [("drop_axis", ast.Constant(drop) if isinstance(
-            drop, int) else ast.Tuple([ast.Constant(k) for k in drop], ast.Load()))]
-        lazy = ast.Call(ast.Attribute(_one_chunk(x), "map_blocks", ast.Load()), [
-            _item_of(printer, dotted, item)], [ast.keyword(k, v) for k, v in keywords + [
-                ("dtype", _dtype(printer, x))]])
-        return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
+        keywords = [] if drop is None else [("drop_axis", ast.Tuple(
+            [ast.Constant(k) for k in drop], ast.Load()))]
+        return _on_one_chunk(printer, node, _own(printer, dotted), keywords)
     return print_
 
 
@@ -112,6 +104,20 @@ def svd(printer, node):
     lazy = _call(printer, "np.linalg.svd", [_one_chunk(x)], [("full_matrices", ast.Constant(
         False))])
     return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
+
+
+def slogdet(printer, node):
+    """``np.linalg.slogdet(A)`` (the pair sign, log|det A|): on one chunk of a Dask matrix, the
+    pair as one array of two (``np.stack``: the same floats), whose items are 0-d Dask arrays;
+    the row's own printer for other arrays."""
+    names = getattr(printer, "names", None)
+    block = fresh_name("_block", names if names is not None else set())
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(block)], vararg=None,
+                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    pair = ast.Lambda(arguments, ast.Call(_own(printer, "np.stack"), [ast.Call(_own(
+        printer, "np.linalg.slogdet"), [ast.Name(block, ast.Load())], [])], []))
+    return _on_one_chunk(printer, node, pair, [("drop_axis", ast.Constant(1)), (
+        "chunks", ast.Tuple([ast.Constant(2)], ast.Load()))])
 
 
 def solve(printer, node):

@@ -111,3 +111,84 @@ def test_the_array_api_tests_for_dask_once():
         np.testing.assert_allclose(np.asarray(got), w, rtol=1e-12, atol=1e-15)
     plain = symgrad.grad(lambda x: np.sum(x ** 2), shapes={"x": (3,)}, backend="array_api")
     assert "on_dask" not in plain.source  # no linear algebra: no test
+
+
+# --- einsum subscripts: one reading ---------------------------------------------------------------
+def test_einsum_subscripts_are_read_in_one_place():
+    """The implicit output (no ``->``) was computed twice, by the reader (before the diagonals
+    are taken) and by ``parse_subscripts``; ``split_subscripts`` holds NumPy's rule, and the
+    Array API's einsum by ``matmul`` reads ``parse_subscripts`` too."""
+    from symgrad.array_linalg import parse_subscripts, split_subscripts
+    assert split_subscripts("ij,jk") == (["ij", "jk"], "ik")
+    assert split_subscripts(" b a ") == (["ba"], "ab")
+    assert split_subscripts("ii") == (["ii"], "")
+    assert split_subscripts("ij,j->i") == (["ij", "j"], "i")
+    assert parse_subscripts("kj,ji", 2) == (["kj", "ji"], "ik")  # alphabetical, as NumPy's
+
+
+def implicit_einsums(A, B, T):
+    return (np.sum(np.sin(np.einsum("kj,ji", A, B))) + np.sum(np.einsum("ba", A) * B)
+            + np.einsum("ii", A) ** 2 + np.sum(np.einsum("iij", T) ** 2))
+
+
+@pytest.mark.parametrize("library", ["numpy", "strict", "torch"])
+def test_implicit_einsum_outputs_on_every_library(library):
+    """NumPy's implicit outputs (``"kj,ji"`` is ``->ik``, ``"ba"`` a transpose, ``"ii"`` a trace,
+    ``"iij"`` the diagonal summed, ``j`` kept) on the numpy backend (by hand) and by ``matmul``
+    on the Array API's libraries (the numpy backend's numbers)."""
+    from test_array_api_gaps import _agree
+    rng = np.random.default_rng(8)
+    A, B, T = rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 3, 2))
+    dA, dB, dT = symgrad.grad(implicit_einsums)(A, B, T)
+    C = np.cos((A @ B).T)  # "kj,ji" is (A @ B).T: the adjoint of its sum of sines
+    np.testing.assert_allclose(dA, C.T @ B.T + B.T + 2.0 * np.trace(A) * np.eye(3), rtol=1e-12)
+    np.testing.assert_allclose(dB, A.T @ C.T + A.T, rtol=1e-12)
+    want_T = np.zeros_like(T)
+    for i in range(3):
+        want_T[i, i] = 2.0 * sum(T[k, k] for k in range(3))
+    np.testing.assert_allclose(dT, want_T, rtol=1e-12)
+    _agree(implicit_einsums, (A, B, T), library)
+
+
+def signed_log_determinant(A):
+    sign, logdet = np.linalg.slogdet(A)
+    return sign * logdet ** 2
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_slogdet_read_whole_is_computed_once(backend, x64):
+    """Code reading both items of ``np.linalg.slogdet(A)`` called it twice (a node per item);
+    the pair is one node, printed once (``_t0 = np.linalg.slogdet(A)``), with the same numbers."""
+    g = symgrad.grad(signed_log_determinant, shapes={"A": (3, 3)}, backend=backend)
+    assert g.source.count("linalg.slogdet(") == (2 if backend == "array_api" else 1), g.source
+    assert "sign = _t0[0]" in g.source and "logdet = _t0[1]" in g.source
+    sign, logdet = np.linalg.slogdet(A)
+    convert = np.asarray
+    if backend == "torch":
+        import torch
+        convert = torch.from_numpy
+    np.testing.assert_allclose(np.asarray(g(convert(A))), 2.0 * sign * logdet
+                               * np.linalg.inv(A).T, rtol=1e-12, atol=1e-15)
+
+
+def test_slogdet_on_dask_is_one_task(monkeypatch):
+    """On Dask (the lazy specialisation, the Array API) the pair is one chunk's ``np.stack`` of
+    NumPy's slogdet: one call per gradient, lazily."""
+    da = pytest.importorskip("dask.array")
+    import dask
+    runs = [symgrad.grad(signed_log_determinant, shapes={"A": (3, 3)})]
+    try:
+        import array_api_compat  # noqa: F401
+        runs.append(symgrad.grad(signed_log_determinant, shapes={"A": (3, 3)},
+                                 backend="array_api"))
+    except ImportError:
+        pass
+    want = symgrad.grad(signed_log_determinant)(A)
+    calls = []
+    slogdet = np.linalg.slogdet
+    monkeypatch.setattr(np.linalg, "slogdet", lambda a: calls.append(1) or slogdet(a))
+    for g in runs:
+        got = g(da.from_array(A, chunks=2))
+        del calls[:]
+        np.testing.assert_allclose(dask.compute(got)[0], want, rtol=1e-12, atol=1e-15)
+        assert calls == [1]
