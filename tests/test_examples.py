@@ -23,9 +23,8 @@ def test_the_documented_examples_exist():
     assert set(NAMED) <= present, f"missing: {sorted(set(NAMED) - present)}"
 
 
-def _run(path, cache):
+def _run(path, env):
     """(exit status, stdout, stderr) of one example run from the repository root."""
-    env = dict(os.environ, SYMGRAD_CACHE_DIR=cache)
     try:
         done = subprocess.run([sys.executable, os.path.relpath(path, ROOT)], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=120, check=False)
@@ -42,12 +41,13 @@ def start(workers):
     return the running ones). The suite's conftest starts them with one worker as soon as
     collection ends, so on a two-core machine they run beside the other tests; each takes a few
     seconds, mostly importing SymPy and checking gradients. Their own cache folder: they never
-    meet the tests' entries."""
+    meet the tests' entries, and the environment of the start (not a test's monkeypatched one)."""
     if not _STARTED:
         cache = tempfile.mkdtemp(prefix="symgrad-examples-cache-")
+        env = dict(os.environ, SYMGRAD_CACHE_DIR=cache)
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
         _STARTED.update(cache=cache, pool=pool,
-                        runs={path: pool.submit(_run, path, cache) for path in EXAMPLES})
+                        runs={path: pool.submit(_run, path, env) for path in EXAMPLES})
     return _STARTED
 
 
