@@ -11,8 +11,6 @@ the time. Unless ``XLA_FLAGS`` is set already, it is set (before any test import
 ``FAST_XLA_FLAGS``, which skip them (the programs compute the same operations; the tests compare
 values with tolerances of 1e-12 relative), once a subprocess shows this JAX accepts the flags (an
 unknown flag aborts the process).
-
-The examples' scripts (tests/test_examples.py) start in the background once collection ends.
 """
 import importlib.util
 import os
@@ -43,19 +41,5 @@ def _fast_xla():
 _fast_xla()
 
 
-_EXAMPLES = []  # the examples' test module, when it started them at the end of collection
-
-
-def pytest_collection_finish(session):
-    """When the examples' tests are selected with others, their scripts start running now, one at
-    a time in the background (tests/test_examples.py), beside the tests before them."""
-    examples = [item for item in session.items if item.path.name == "test_examples.py"]
-    if examples and len(examples) < len(session.items):  # alone: all at once, in their fixture
-        _EXAMPLES.append(examples[0].module)
-        examples[0].module.start(workers=1)
-
-
 def pytest_unconfigure(config):
-    for module in _EXAMPLES:  # a session stopped early starts no more of them
-        module.stop()
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)
