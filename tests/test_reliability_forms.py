@@ -11,6 +11,7 @@ The reference is the primal itself, run on dual numbers (``_Dual``: a float valu
 computes it, and its gradient; ``max``/``min`` split a tie equally between the arguments equal to
 the result, docs/conventions.md), so every decision is the primal's own float decision.
 """
+import functools
 import math
 
 import pytest
@@ -122,6 +123,7 @@ def _module(tmp_path, source):
                        "symgrad_forms").f
 
 
+@functools.lru_cache(maxsize=None)  # the same search for each strategy
 def _ties(form, other, xs):
     """Points (x, y) where ``form`` (in x, y, as written) equals ``other`` exactly in float: y
     found by a secant step from 0, then the nearest floats around it searched."""
@@ -136,7 +138,7 @@ def _ties(form, other, xs):
                 points.append((x, y))
                 break
             y = math.nextafter(y, math.inf if (gap(x, y) > 0) == (g1 < g0) else -math.inf)
-    return points
+    return tuple(points)
 
 
 XS = (0.1, -2.28, 1.81, -0.2, 0.7, 2.4, -1.3)
