@@ -505,6 +505,8 @@ def main(argv=None):
     parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
     parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
+    parser.add_argument("--wide", action="store_true", help="also the rows of "
+                        "array_program_wide (another program for a seed)")
     options = parser.parse_args(argv)
     backends = Backends(options.backends)
     start = time.monotonic()
@@ -517,7 +519,8 @@ def main(argv=None):
         if name is None:
             break
         n += 1
-        program = array_programs.draw(random.Random(name), special=not options.no_special)
+        program = array_programs.draw(random.Random(name), special=not options.no_special,
+                                      wide=options.wide)
         counts["programs"] = counts.get("programs", 0) + 1
         try:
             failures = check(program, name, backends, counts)
