@@ -38,3 +38,23 @@ def test_a_ufunc_call_folded_to_zero_keeps_its_shape(call, backend, x64):
     for shapes in ({"x": ("n",)}, None):
         got = symgrad.grad(module.f, shapes=shapes, backend=backend)(x)
         np.testing.assert_allclose(np.asarray(got, dtype=float), 2.0 * x, rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["array_api"])
+def test_einsum_broadcasts_a_size_one_axis(backend, x64):
+    """Fuzz 26-8: ``np.einsum("ij,jk->ik", x[:, None], M)`` was refused (``axis 'j' has sizes 1
+    and d``); NumPy broadcasts the size-1 axis: the value is ``x_i * sum_j M_jk``, so with
+    ``c = M.sum(axis=0)`` the loss ``sum((x_i c_k) ** 2)`` has gradients ``2 x |c|^2`` and
+    ``2 |x|^2 c`` on every row of M."""
+    if backend == "array_api":
+        pytest.importorskip("array_api_compat")
+    module = load_module(DIRECTORY, "import numpy as np\n\n\ndef f(x, M):\n    return np.sum("
+                                    "np.einsum('ij,jk->ik', x[:, None], M) ** 2)\n", "einsum_one")
+    x, M = np.array([0.5, -1.0, 2.0]), np.array([[1.0, -2.0], [0.25, 3.0], [-1.5, 0.5],
+                                                 [2.0, 1.0]])
+    c = M.sum(axis=0)
+    for shapes in ({"x": ("n",), "M": ("d", "k")}, None):
+        gx, gM = symgrad.grad(module.f, shapes=shapes, backend=backend)(x, M)
+        np.testing.assert_allclose(np.asarray(gx, dtype=float), 2.0 * x * (c @ c), rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(gM, dtype=float),
+                                   np.broadcast_to(2.0 * (x @ x) * c, M.shape), rtol=1e-14)
