@@ -139,12 +139,27 @@ class Arguments:
         if unknown is not None:
             dims[unknown] = sympy.simplify(size(current) / size([d for i, d in enumerate(dims)
                                                                  if i != unknown]))
-        if current is not None and sympy.simplify(size(dims) - size(current)) != 0:
+        if current is not None and sympy.simplify(size(dims) - size(current)) != 0 and not \
+                self._counts_meet(size(current), size(dims)):
             labels = self.reader.dims.labels
             self.fail(f"cannot reshape an array of shape {show(current, labels)} into "
                       f"{show(dims, labels)}",
                       "keep the number of elements")
+        dims = [self.reader.dims.dim(sympy.sympify(d)) for d in dims]
         return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
+
+    def _counts_meet(self, have, want):
+        """Whether a reshape's element counts, which differ as written, are made equal (``Dims``:
+        a call-time size solved for, or the equality checked when called), as sizes meet in
+        ``x * y``: without ``shapes=``, ``X.reshape(X.shape[1], 1)`` of a square ``X`` makes
+        its two sizes one."""
+        if 1 in (have, want):  # a call-time size is >= 2 here
+            return False
+        try:
+            self.reader.dims.unify(have, want)
+        except ShapeError:
+            return False
+        return True
 
     def index_entry(self, value, dim):
         return self.reader.index_value(value, dim, self.node, self.frame)

@@ -58,3 +58,30 @@ def test_einsum_broadcasts_a_size_one_axis(backend, x64):
         np.testing.assert_allclose(np.asarray(gx, dtype=float), 2.0 * x * (c @ c), rtol=1e-14)
         np.testing.assert_allclose(np.asarray(gM, dtype=float),
                                    np.broadcast_to(2.0 * (x @ x) * c, M.shape), rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reshape_makes_the_element_counts_meet_without_shapes(backend, x64):
+    """Fuzz 32-87: without ``shapes=``, ``X[None, :, 1].reshape((X.shape[1], 1))`` of a square
+    ``X`` was refused (``cannot reshape an array of shape (1, X.shape[0], 1) into (X.shape[1],
+    1)``), though ``shapes=`` builds it: the counts meet as sizes meet in ``x * y``, making
+    ``X.shape[1]`` be ``X.shape[0]`` (checked when called). For ``sum(sin(X[:, 1])[:, None] *
+    X)`` the gradient is ``sin(X[i, 1])`` at ``(i, j)`` plus ``cos(X[i, 1]) * sum_j X[i, j]`` on
+    column 1; fuzz 32-0: a constant of 4 elements reshaped to ``(W.shape[1], W.shape[1])``
+    makes ``W.shape[1]`` 2."""
+    module = load_module(DIRECTORY, "import numpy as np\n\nC = np.array([0.5, -1.0, 2.0, 0.25])"
+                                    "\n\n\ndef f(X):\n    return np.sum(np.sin(X[None, :, 1])."
+                                    "reshape((X.shape[1], 1)) * X)\n\n\ndef g(W):\n    return "
+                                    "np.sum(C.reshape((W.shape[1], W.shape[1])) * np.cos(W))\n",
+                         "reshape_meets")
+    X = np.array([[0.5, -1.0, 2.0], [0.25, 1.5, -0.5], [1.0, 0.75, -2.0]])
+    expected = np.broadcast_to(np.sin(X[:, 1])[:, None], X.shape).copy()
+    expected[:, 1] += np.cos(X[:, 1]) * X.sum(axis=1)
+    gf = symgrad.grad(module.f, backend=backend)
+    np.testing.assert_allclose(np.asarray(gf(X), dtype=float), expected, rtol=1e-14)
+    with pytest.raises(ValueError, match="X.shape\\[1\\] is 4"):
+        gf(np.ones((3, 4)))
+    W = np.array([[0.5, -1.0], [2.0, 0.25]])
+    got = symgrad.grad(module.g, backend=backend)(W)
+    C = np.array([[0.5, -1.0], [2.0, 0.25]])
+    np.testing.assert_allclose(np.asarray(got, dtype=float), -C * np.sin(W), rtol=1e-14)
