@@ -4,6 +4,7 @@ import sympy
 
 from . import array_indexing
 from .shapes import ShapeError, show, size
+from .written import AsWritten
 
 
 def is_condition(value):
@@ -126,6 +127,10 @@ class Arguments:
         items = value if isinstance(value, tuple) else (value,)
         dims, unknown = [], None
         for k, item in enumerate(items):
+            if isinstance(item, AsWritten):  # a size the build fixed, printed as written
+                item = item.args[0]
+            if isinstance(item, int) and not isinstance(item, bool):
+                item = sympy.Integer(item)
             if not isinstance(item, sympy.Expr) or not (item.is_Integer or item.is_integer):
                 self.fail("a shape must be made of ints and array sizes (x.shape[0], len(x))",
                           "write the shape as a tuple of ints or sizes")

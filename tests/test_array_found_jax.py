@@ -72,7 +72,8 @@ def test_a_reshape_makes_the_element_counts_meet_without_shapes(backend, x64):
     module = load_module(DIRECTORY, "import numpy as np\n\nC = np.array([0.5, -1.0, 2.0, 0.25])"
                                     "\n\n\ndef f(X):\n    return np.sum(np.sin(X[None, :, 1])."
                                     "reshape((X.shape[1], 1)) * X)\n\n\ndef g(W):\n    return "
-                                    "np.sum(C.reshape((W.shape[1], W.shape[1])) * np.cos(W))\n",
+                                    "np.sum(np.eye(W.shape[1]) + C.reshape((W.shape[1], "
+                                    "W.shape[1])) * np.cos(W))\n",
                          "reshape_meets")
     X = np.array([[0.5, -1.0, 2.0], [0.25, 1.5, -0.5], [1.0, 0.75, -2.0]])
     expected = np.broadcast_to(np.sin(X[:, 1])[:, None], X.shape).copy()
@@ -85,3 +86,22 @@ def test_a_reshape_makes_the_element_counts_meet_without_shapes(backend, x64):
     got = symgrad.grad(module.g, backend=backend)(W)
     C = np.array([[0.5, -1.0], [2.0, 0.25]])
     np.testing.assert_allclose(np.asarray(got, dtype=float), -C * np.sin(W), rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_size_fixed_by_a_reshape_reads_again_as_a_size(backend, x64):
+    """Fuzz 32-0: once a reshape of a constant of 4 elements to ``(W.shape[1], W.shape[1])``
+    fixed ``W.shape[1]`` at 2, ``np.eye(W.shape[1])`` read again was refused (``a shape must be
+    made of ints and array sizes``: the size came back as the build's written 2). ``W`` enters
+    only through its size: the gradient is 0, and ``W`` of 3 columns raises when called."""
+    module = load_module(DIRECTORY, "import numpy as np\n\nC1 = np.array([0.408, -0.953, 0.914, "
+                                    "0.565, 0.937, -0.206, -0.228, 0.284]).reshape((1, 2, 2, 2, "
+                                    "1))\n\n\ndef f(W):\n    return np.sqrt(np.abs(np.linalg."
+                                    "slogdet(3.0 * np.eye(W.shape[1]) + 0.3 * np.tanh(np.std("
+                                    "C1[:, :, :, :, 0], axis=2).squeeze()[None].reshape((W.shape"
+                                    "[1], W.shape[1]))))[1]) + 1.0)\n", "size_fixed")
+    gf = symgrad.grad(module.f, backend=backend)
+    np.testing.assert_array_equal(np.asarray(gf(np.array([[0.5, -1.0]])), dtype=float),
+                                  np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="W.shape\\[1\\] is 3"):
+        gf(np.ones((1, 3)))
