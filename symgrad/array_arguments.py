@@ -158,8 +158,10 @@ class Arguments:
         a call-time size solved for, or the equality checked when called), as sizes meet in
         ``x * y``: without ``shapes=``, ``X.reshape(X.shape[1], 1)`` of a square ``X`` makes
         its two sizes one."""
-        if 1 in (have, want):  # a call-time size is >= 2 here
-            return False
+        common = sympy.gcd(have, want)  # (n, d, 1) into (m, d): n and m meet
+        have, want = sympy.cancel(have / common), sympy.cancel(want / common)
+        if 1 in (have, want) or not (have.is_integer and want.is_integer):
+            return False  # a call-time size is >= 2 here
         try:
             self.reader.dims.unify(have, want)
         except ShapeError:

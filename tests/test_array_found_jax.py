@@ -105,3 +105,20 @@ def test_a_size_fixed_by_a_reshape_reads_again_as_a_size(backend, x64):
                                   np.zeros((1, 2)))
     with pytest.raises(ValueError, match="W.shape\\[1\\] is 3"):
         gf(np.ones((1, 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reshape_cancels_a_size_both_counts_have(backend, x64):
+    """Fuzz 32-93: without ``shapes=``, ``np.sin(X[:, :, None]).reshape((v.shape[1],
+    X.shape[1])) * v`` was refused (``cannot reshape (X.shape[0], X.shape[1], 1) into
+    (v.shape[1], X.shape[1])``): the counts share ``X.shape[1]``, and what is left makes
+    ``v.shape[1]`` be ``X.shape[0]``. The reshape keeps the elements in place (the same shape),
+    so the loss is ``sum(sin(X) * v)``: gradients ``cos(X) * v`` and ``sin(X)``."""
+    module = load_module(DIRECTORY, "import numpy as np\n\n\ndef f(X, v):\n    return np.sum("
+                                    "np.sin(X[:, :, None]).reshape((v.shape[1], X.shape[1])) * "
+                                    "v)\n", "reshape_common")
+    X = np.array([[0.5, -1.0, 2.0], [0.25, 1.5, -0.5], [1.0, 0.75, -2.0]])
+    v = np.array([[1.0, 2.0, -0.5], [0.3, -1.5, 0.25], [2.0, 0.5, 1.0]])
+    gX, gv = symgrad.grad(module.f, backend=backend)(X, v)
+    np.testing.assert_allclose(np.asarray(gX, dtype=float), np.cos(X) * v, rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(gv, dtype=float), np.sin(X), rtol=1e-14)
