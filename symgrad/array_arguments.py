@@ -4,6 +4,7 @@ import sympy
 
 from . import array_indexing
 from .shapes import ShapeError, show, size
+from .written import AsWritten
 
 
 def is_condition(value):
@@ -126,6 +127,10 @@ class Arguments:
         items = value if isinstance(value, tuple) else (value,)
         dims, unknown = [], None
         for k, item in enumerate(items):
+            if isinstance(item, AsWritten):  # a size the build fixed, printed as written
+                item = item.args[0]
+            if isinstance(item, int) and not isinstance(item, bool):
+                item = sympy.Integer(item)
             if not isinstance(item, sympy.Expr) or not (item.is_Integer or item.is_integer):
                 self.fail("a shape must be made of ints and array sizes (x.shape[0], len(x))",
                           "write the shape as a tuple of ints or sizes")
@@ -139,12 +144,29 @@ class Arguments:
         if unknown is not None:
             dims[unknown] = sympy.simplify(size(current) / size([d for i, d in enumerate(dims)
                                                                  if i != unknown]))
-        if current is not None and sympy.simplify(size(dims) - size(current)) != 0:
+        if current is not None and sympy.simplify(size(dims) - size(current)) != 0 and not \
+                self._counts_meet(size(current), size(dims)):
             labels = self.reader.dims.labels
             self.fail(f"cannot reshape an array of shape {show(current, labels)} into "
                       f"{show(dims, labels)}",
                       "keep the number of elements")
+        dims = [self.reader.dims.dim(sympy.sympify(d)) for d in dims]
         return tuple(sympy.Integer(d) if d.is_Integer else d for d in dims)
+
+    def _counts_meet(self, have, want):
+        """Whether a reshape's element counts, which differ as written, are made equal (``Dims``:
+        a call-time size solved for, or the equality checked when called), as sizes meet in
+        ``x * y``: without ``shapes=``, ``X.reshape(X.shape[1], 1)`` of a square ``X`` makes
+        its two sizes one."""
+        common = sympy.gcd(have, want)  # (n, d, 1) into (m, d): n and m meet
+        have, want = sympy.cancel(have / common), sympy.cancel(want / common)
+        if 1 in (have, want) or not (have.is_integer and want.is_integer):
+            return False  # a call-time size is >= 2 here
+        try:
+            self.reader.dims.unify(have, want)
+        except ShapeError:
+            return False
+        return True
 
     def index_entry(self, value, dim):
         return self.reader.index_value(value, dim, self.node, self.frame)

@@ -175,8 +175,29 @@ def _read_einsum(ctx, subscripts, operands=()):
         for k, term in enumerate(terms):
             terms[k], items[k] = _diagonals(ctx, term, items[k])
         text = ",".join(terms) + "->" + output
+        items = _stretched(ctx, terms, items)
     parse_subscripts(text, len(items))
     return einsum(text, *items)
+
+
+def _stretched(ctx, terms, items):
+    """The operands with a size-1 axis broadcast (``np.broadcast_to``) to the size its letter has
+    in another operand, as NumPy's einsum broadcasts it (``"bij,bjk->bik"`` of (d, d, 1) and
+    (d, d, 1) sums ``j`` over d)."""
+    shapes = [ctx.shape(x) for x in items]
+    if any(len(term) != len(shape) for term, shape in zip(terms, shapes)):
+        return items  # parse_subscripts names the mismatch
+    longer = {}
+    for term, shape in zip(terms, shapes):
+        for c, d in zip(term, shape):
+            if d != ONE:
+                longer.setdefault(c, d)
+    out = []
+    for term, shape, x in zip(terms, shapes, items):
+        wanted = tuple(longer.get(c, d) if d == ONE else d for c, d in zip(term, shape))
+        out.append(x if wanted == tuple(shape) else ctx.bind(broadcast_to(x, wanted),
+                                                             "broadcast"))
+    return out
 
 
 def _diagonals(ctx, term, x):

@@ -14,6 +14,8 @@ Every named size is at least 2 when called, so the ints 0, 1, -1 index any axis;
 bounded (inputs in [-1, 1], ``exp`` of bounded arguments, matrices inverted are 3 I + 0.3 tanh(M)).
 """
 
+import array_program_wide
+
 NAMED = ("n", "d", "k")
 
 
@@ -73,8 +75,9 @@ REDUCTIONS = ["np.sum({0}{axis})", "np.mean({0}{axis})", "np.max({0}{axis})", "n
 class Gen:
     """Draws nodes for one program (``rng`` a ``random.Random``)."""
 
-    def __init__(self, rng, params, fixed, special=True):
+    def __init__(self, rng, params, fixed, special=True, wide=False):
         self.rng = rng
+        self.wide = wide                # also the rows of array_program_wide
         self.params = params            # {name: shape}
         self.fixed = fixed              # {label: size} for the named sizes given as ints
         self.special = special
@@ -215,6 +218,8 @@ class Gen:
         makers = [(self.unary, 4), (self.binary, 5), (self.reduction, 3), (self.product, 2),
                   (self.layout, 2), (self.indexing, 2), (self.joined, 1), (self.linalg, 1),
                   (self.cumulative, 1), (self.helper, 1), (self.sizes, 1), (self.gathered, 2)]
+        if self.wide:
+            makers.append((lambda s, d: array_program_wide.maker(self, s, d), 3))
         while True:
             maker = rng.choices([m for m, _ in makers], [w for _, w in makers])[0]
             node = maker(shape, depth - 1)
@@ -223,9 +228,11 @@ class Gen:
                 return node
 
     def unary(self, shape, depth):
-        table = UNARY + (SPECIAL if self.special else [])
+        table = UNARY + (SPECIAL if self.special else []) + (
+            array_program_wide.UNARY if self.wide else [])
         if not shape:  # a scalar parameter is a Python float: no array methods
-            table = [t for t in table if ").clip" not in t]
+            table = [t for t in table if not any(m in t for m in (").clip",)
+                                                 + array_program_wide.METHODS)]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
     def parent(self, shape):
