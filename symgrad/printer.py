@@ -335,7 +335,7 @@ class Printer:
         """``np.maximum(np.maximum(a, b), c)``: two at a time; on torch the numbers last, as
         ``torch.clamp`` bounds (``extremum``)."""
         if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
-            args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
+            args = ([a for a in args if not self.plain(a)] + [a for a in args if self.plain(a)])
         node = self.node(args[0])
         for arg in args[1:]:
             node = self.extremum(printed, node, arg)
@@ -344,10 +344,15 @@ class Printer:
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is
         ``torch.clamp(a, min=b)``."""
-        if self.backend == "torch" and arg.is_number:
+        if self.backend == "torch" and self.plain(arg):  # a number, or of sizes (24-3)
             bound = "min" if printed == "np.maximum" else "max"
             return ast.Call(self.name("torch.clamp"), [node], [ast.keyword(bound, self.node(arg))])
         return ast.Call(self.name(printed), [node, self.node(arg)], [])
+
+    def plain(self, e):
+        """Whether ``e`` prints as a Python number (``array_backend_values.plain_number``)."""
+        from .array_backend_values import plain_number
+        return plain_number(e, self)
 
     def where(self, cond, a, b):
         """``np.where(c, a, b)`` in the backend's spelling. With two numbers (or values of the

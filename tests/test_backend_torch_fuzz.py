@@ -131,3 +131,26 @@ def test_scipy_special_of_a_number_is_folded():
     hand = np.zeros((2, 2))
     hand[0, 0] = scipy.special.digamma(3.75)
     _close(got, [hand, np.zeros(3)])
+
+
+def bounded_by_sizes(X):
+    return np.exp(-(np.minimum(X[1, -1], 1.5 / (1.0 + X.size))[0]) ** 2) + np.sum(
+        np.maximum(X[0, 0], 0.5 / X.shape[0]) ** 2)
+
+
+def test_a_bound_of_the_sizes_is_a_clamp():
+    """24-3: ``np.minimum(x, 1.5 / (1.0 + X.size))`` printed ``torch.minimum(item, 1.5 / (9.0 *
+    k + 1.0))``, a Python float where torch takes a tensor (TypeError); a bound of sizes only
+    is ``torch.clamp``'s as a number is. By hand (k = 2: the bound 1.5 / 19, and 0.5 / 2):
+    d/dX[1, 2, 0] = 2 a exp(-a ** 2) at a = -0.3 below its bound, 0 at 0.5 above; d/dX[0, 0, j]
+    = 2 X[0, 0, j] above 0.25, 0 below."""
+    X = np.zeros((2, 3, 3))
+    X[0, 0] = [0.1, 0.4, -0.7]
+    for a, hand_a in ((-0.3, 0.6 * np.exp(-0.09)), (0.5, 0.0)):
+        X[1, 2, 0] = a
+        want, got = _both(bounded_by_sizes, {"X": ("k", 3, 3)}, [X])
+        _close(got, want)
+        hand = np.zeros((2, 3, 3))
+        hand[1, 2, 0] = hand_a
+        hand[0, 0] = [0.0, 0.8, 0.0]
+        _close(got, [hand])
