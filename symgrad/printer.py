@@ -369,6 +369,10 @@ class Printer:
         if self.backend != "numpy" and _sizes_only(a) and right_is_number:
             left = self.new_array(left)
         condition = self.node(cond)
+        if self.backend in ("torch", "array_api") and self.reference is not None and \
+                self.plain(cond):  # `2 / (n + 1) <= 0.1` is a Python bool: a 0-d bool array
+            from .array_backend_values import bool_array  # (torch.where takes tensors: 25-57)
+            condition = bool_array(self, condition)
         if self.backend in GUARDED:
             where = self.name("np.where")
             numbers = self._numbers(cond, a, whole)

@@ -154,3 +154,29 @@ def test_a_bound_of_the_sizes_is_a_clamp():
         hand[1, 2, 0] = hand_a
         hand[0, 0] = [0.0, 0.8, 0.0]
         _close(got, [hand])
+
+
+def branch_on_the_sizes(X, v):
+    return np.sum(np.where(2.0 / (1.0 + len(v)) <= 0.1, np.exp(0.2 * X * v),
+                           2.0 / (1.0 + len(v)) * X * v))
+
+
+@pytest.mark.parametrize("backend", ["torch", "array_api"])
+def test_a_condition_of_the_sizes_is_a_tensor(backend):
+    """25-57: ``np.where(2.0 / (1.0 + len(v)) <= 0.1, ...)``, a condition of the sizes only
+    (a temporary ``_t0 = 2 / (1 + n)``), printed ``torch.where(_t0 <= 0.1, ...)`` of a Python
+    bool (TypeError); it is a 0-d bool tensor. By hand: n = 3, d/dX = sum(v) / 2 and d/dv =
+    X / 2; n = 29, d/dX = sum(0.2 v exp(0.2 X v)) and d/dv = 0.2 X exp(0.2 X v)."""
+    if backend == "array_api" and importlib.util.find_spec("array_api_compat") is None:
+        pytest.skip("array_api_compat not installed: pip install -e '.[test]'")
+    X = -0.9
+    for n in (3, 29):
+        v = np.linspace(-1.0, 0.8, n)
+        want, got = _both(branch_on_the_sizes, {"X": (), "v": ("n",)}, [np.float64(X), v],
+                          backend=backend)
+        _close(got, want)
+        if n == 3:
+            hand = [np.sum(v) / 2, np.full(n, X / 2)]
+        else:
+            hand = [np.sum(0.2 * v * np.exp(0.2 * X * v)), 0.2 * X * np.exp(0.2 * X * v)]
+        _close(got, hand)
