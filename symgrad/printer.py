@@ -356,17 +356,18 @@ class Printer:
 
     def where(self, cond, a, b):
         """``np.where(c, a, b)`` in the backend's spelling. With two numbers (or values of the
-        sizes only, ``1.0 / (d * d)``: Python floats too), the first becomes a 0-d array of the
+        sizes only, ``1.0 / (d * d)``, ``1.0 / _t0`` of a common term ``_t0 = d + 1.0``: Python
+        floats too; array fuzzer 27-73), the first becomes a 0-d array of the
         reference parameter's dtype (the Array API refuses two numbers, and JAX and PyTorch would
         give their default float: float32 values in a float64 gradient)."""
-        return self.where_node(cond, a, self.node(b), _sizes_only(b), b)
+        return self.where_node(cond, a, self.node(b), self.plain(b), b)
 
     def where_node(self, cond, a, right, right_is_number, whole=None):
         """``where`` with its last operand printed already (``right``, from ``whole``, an
         expression holding it); on the backends of ``untaken.GUARDED`` each side computes on
         safe arguments where it is not taken."""
         left = self.node(a)
-        if self.backend != "numpy" and _sizes_only(a) and right_is_number:
+        if self.backend != "numpy" and self.plain(a) and right_is_number:
             left = self.new_array(left)
         condition = self.node(cond)
         if self.backend in ("torch", "array_api") and self.reference is not None and \
@@ -511,7 +512,7 @@ class Printer:
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
         node = self.node(as_float(last_value))
-        number = _sizes_only(last_value)
+        number = self.plain(last_value)
         for value, cond in reversed(pieces[:-1]):
             value = as_float(value)
             if self.vectorised:
@@ -554,9 +555,3 @@ def _product(nodes):
     for other in nodes[1:]:
         node = ast.BinOp(node, ast.Mult(), other)
     return node
-
-
-def _sizes_only(e):
-    """Whether ``e`` prints as a Python number: a number, or arithmetic of sizes (the positive
-    integer symbols of ``shapes``) only."""
-    return e.is_number or all(s.is_integer and s.is_positive for s in e.free_symbols)

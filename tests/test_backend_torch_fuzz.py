@@ -180,3 +180,34 @@ def test_a_condition_of_the_sizes_is_a_tensor(backend):
         else:
             hand = [np.sum(0.2 * v * np.exp(0.2 * X * v)), 0.2 * X * np.exp(0.2 * X * v)]
         _close(got, hand)
+
+
+def branch_of_a_scaled_max(X, v):
+    if v[0, 1, -1] > 0.1:
+        r = 0.5
+    else:
+        r = np.max(v[None, 1, 0, ::-1] / (1.0 + v.shape[2])) / (1.0 + len(X))
+    return r + 0.5
+
+
+@pytest.mark.parametrize("backend", ["torch", "array_api"])
+def test_a_where_of_a_number_and_a_named_size_term_is_the_data_dtype(backend):
+    """27-73 (and 27-135): ``torch.where(item_1 > 0.1, 0.0, 1.0 / _t0)`` with ``_t0 = d + 1.0``
+    a common term of the sizes: two Python floats, which torch makes a float32 tensor; d/dv[1,
+    0, 4] was 0.027777778605620067 for 1 / 36. The first is a 0-d tensor of the data's dtype, as
+    for ``1.0 / (d + 1.0)`` written out. By hand: 1 / ((1 + d) (1 + n)) at the argmax of v[1,
+    0] when v[0, 1, -1] <= 0.1, else 0."""
+    if backend == "array_api" and importlib.util.find_spec("array_api_compat") is None:
+        pytest.skip("array_api_compat not installed: pip install -e '.[test]'")
+    rng = np.random.default_rng(73)
+    X, v = rng.uniform(-1.0, 1.0, (5, 5)), rng.uniform(-1.0, 1.0, (5, 4, 5))
+    for c in (-0.9, 0.6):
+        v[0, 1, -1] = c
+        want, got = _both(branch_of_a_scaled_max, {"X": ("d", "n"), "v": ("n", "k", "d")},
+                          [X, v], backend=backend)
+        _close(got, want)
+        hand = np.zeros((5, 4, 5))
+        if c < 0.1:
+            hand[1, 0, np.argmax(v[1, 0])] = 1.0 / 36.0
+        np.testing.assert_array_equal(got[1], hand)  # exactly: 1.0 / 6.0 / 6.0 in float64
+        _close(got, [np.zeros((5, 5)), hand])
