@@ -66,3 +66,30 @@ def test_a_shape_of_python_ints_prints(tmp_path):
     want[0], want[1] = 0.2 * v[1], 0.2 * v[0]
     assert float(gX) == 0.0
     np.testing.assert_allclose(gv, want, rtol=1e-12)
+
+
+UFUNCS = '''import numpy as np
+
+
+def summed_difference(X, w):
+    return np.sum(np.subtract(X, X) + w[0]) + np.sum(np.multiply(X, 0.0) * w[1])
+
+
+def indexed_difference(X, w):
+    return np.subtract(X, X)[1] * w[0] + np.sum(np.cumsum(np.add(X, -X) + w[1], axis=0))
+'''
+
+
+def test_a_ufunc_of_a_folded_value_keeps_its_shape(tmp_path):
+    """21-167, 21-34, 22-351: ``np.subtract(X, X)`` (``np.add``, ``np.multiply``,
+    ``np.divide``) was SymPy's 0, a scalar: ``np.sum(np.subtract(X, X) + w[0])`` had gradient 1
+    (a wrong number), and an index or ``np.cumsum`` of it was refused; it keeps its broadcast
+    shape, as ``X - X`` does. By hand (k = 4): d/dw = (k, 0) for the first, (0, 1 + 2 + 3 + 4)
+    for the second (the cumulative sums of w[1] at 1 .. k)."""
+    module = load_module(tmp_path, UFUNCS, "ufuncs")
+    X, w = np.array([0.5, -1.0, 2.0, 0.25]), np.array([0.3, -0.7])
+    shapes = {"X": ("k",), "w": (2,)}
+    got = symgrad.grad(module.summed_difference, wrt="w", shapes=shapes)(X, w)
+    np.testing.assert_array_equal(got, [4.0, 0.0])
+    got = symgrad.grad(module.indexed_difference, wrt="w", shapes=shapes)(X, w)
+    np.testing.assert_array_equal(got, [0.0, 10.0])
