@@ -38,20 +38,6 @@ class Arguments:
     def bind(self, expr, label):
         return self.reader.anonymous(expr, label)
 
-    def broadcast_of(self, result, operands):
-        """``result`` with the broadcast shape of ``operands`` (SymPy may have folded it to a
-        scalar: ``x - x`` is 0)."""
-        shape = ()
-        for v in operands:
-            try:
-                shape = self.reader.dims.broadcast(shape, self.shape(v))
-            except ShapeError as exc:
-                problem = str(exc)  # refused outside the `except`: no internal chain
-                break
-        else:
-            return self.reader.shaped(result, shape, self.node, self.frame) if shape else result
-        return self.fail(problem, "check the shapes of the operands")
-
     def array(self, value):
         if isinstance(value, tuple):
             return self.array_of(value)

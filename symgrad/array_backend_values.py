@@ -47,6 +47,13 @@ def full(printer, shape, value):
     return _call(printer, "np.full", [shape, value], like_reference(printer))
 
 
+def bool_array(printer, value):
+    """``value`` (a printed Python bool) as a 0-d boolean array on the reference parameter's
+    device (``np.full((), value)``: a bool fill makes a bool array)."""
+    return _call(printer, "np.full", [ast.Tuple([], ast.Load()), value],
+                 [("device", _device(printer))])
+
+
 def zeros(printer, shape):
     return _call(printer, "np.zeros", [shape], like_reference(printer))
 

@@ -124,8 +124,9 @@ class ArrayRule:
 
 # --- printing helpers -----------------------------------------------------------------------
 def int_ast(d):
-    """An integer SymPy expression of dimensions as Python integer arithmetic (``n - 1``)."""
-    if d.is_Integer:
+    """An integer SymPy expression of dimensions as Python integer arithmetic (``n - 1``); a
+    Python int too (a shape ``squeeze`` made: array fuzzer 22-87)."""
+    if isinstance(d, int) or d.is_Integer:
         return ast.Constant(int(d))
     if d.is_Symbol:
         return ast.Name(d.name, ast.Load())

@@ -73,10 +73,16 @@ def _sum_vjp(node, g, i, ctx):
 
 
 def _extremum_vjp(node, g, i, ctx):
-    """Ties share: each of the k elements equal to the max gets g / k (JAX, autograd)."""
+    """Ties share: each of the k elements equal to the max gets g / k (JAX, autograd). The
+    mask compares ``x`` with its extremum computed from the same expression: the output read by
+    its name was computed by the primal's line, whose sums may associate otherwise than the
+    gradient's copy of ``x`` ((a + b) + c against a + (b + c)): no element equal, 0 / 0 = nan
+    (array fuzzer 22-165)."""
     axes, keepdims, rank = node.params
     x = node.inputs[0]
-    mask = where(sympy.Eq(x, keep(ctx.out, axes, keepdims)), 1, 0)
+    out = keep(ctx.out, axes, keepdims) if x.is_Symbol else node.rule.make(
+        x, params=(tuple(axes), True, rank))
+    mask = where(sympy.Eq(x, out), 1, 0)
     count = reduce_(SUM, mask, axes, True, rank)
     return keep(g, axes, keepdims) * mask / count
 

@@ -335,7 +335,7 @@ class Printer:
         """``np.maximum(np.maximum(a, b), c)``: two at a time; on torch the numbers last, as
         ``torch.clamp`` bounds (``extremum``)."""
         if self.backend == "torch":  # torch.maximum(a, b) takes tensors: numbers last
-            args = [a for a in args if not a.is_number] + [a for a in args if a.is_number]
+            args = ([a for a in args if not self.plain(a)] + [a for a in args if self.plain(a)])
         node = self.node(args[0])
         for arg in args[1:]:
             node = self.extremum(printed, node, arg)
@@ -344,26 +344,36 @@ class Printer:
     def extremum(self, printed, node, arg):
         """``np.maximum(a, b)``; torch's ``maximum`` takes tensors only, so a number there is
         ``torch.clamp(a, min=b)``."""
-        if self.backend == "torch" and arg.is_number:
+        if self.backend == "torch" and self.plain(arg):  # a number, or of sizes (24-3)
             bound = "min" if printed == "np.maximum" else "max"
             return ast.Call(self.name("torch.clamp"), [node], [ast.keyword(bound, self.node(arg))])
         return ast.Call(self.name(printed), [node, self.node(arg)], [])
 
+    def plain(self, e):
+        """Whether ``e`` prints as a Python number (``array_backend_values.plain_number``)."""
+        from .array_backend_values import plain_number
+        return plain_number(e, self)
+
     def where(self, cond, a, b):
         """``np.where(c, a, b)`` in the backend's spelling. With two numbers (or values of the
-        sizes only, ``1.0 / (d * d)``: Python floats too), the first becomes a 0-d array of the
+        sizes only, ``1.0 / (d * d)``, ``1.0 / _t0`` of a common term ``_t0 = d + 1.0``: Python
+        floats too; array fuzzer 27-73), the first becomes a 0-d array of the
         reference parameter's dtype (the Array API refuses two numbers, and JAX and PyTorch would
         give their default float: float32 values in a float64 gradient)."""
-        return self.where_node(cond, a, self.node(b), _sizes_only(b), b)
+        return self.where_node(cond, a, self.node(b), self.plain(b), b)
 
     def where_node(self, cond, a, right, right_is_number, whole=None):
         """``where`` with its last operand printed already (``right``, from ``whole``, an
         expression holding it); on the backends of ``untaken.GUARDED`` each side computes on
         safe arguments where it is not taken."""
         left = self.node(a)
-        if self.backend != "numpy" and _sizes_only(a) and right_is_number:
+        if self.backend != "numpy" and self.plain(a) and right_is_number:
             left = self.new_array(left)
         condition = self.node(cond)
+        if self.backend in ("torch", "array_api") and self.reference is not None and \
+                self.plain(cond):  # `2 / (n + 1) <= 0.1` is a Python bool: a 0-d bool array
+            from .array_backend_values import bool_array  # (torch.where takes tensors: 25-57)
+            condition = bool_array(self, condition)
         if self.backend in GUARDED:
             where = self.name("np.where")
             numbers = self._numbers(cond, a, whole)
@@ -502,7 +512,7 @@ class Printer:
         if last_cond is not S.true:
             raise SymgradError("a Piecewise with no default branch cannot be printed")
         node = self.node(as_float(last_value))
-        number = _sizes_only(last_value)
+        number = self.plain(last_value)
         for value, cond in reversed(pieces[:-1]):
             value = as_float(value)
             if self.vectorised:
@@ -545,9 +555,3 @@ def _product(nodes):
     for other in nodes[1:]:
         node = ast.BinOp(node, ast.Mult(), other)
     return node
-
-
-def _sizes_only(e):
-    """Whether ``e`` prints as a Python number: a number, or arithmetic of sizes (the positive
-    integer symbols of ``shapes``) only."""
-    return e.is_number or all(s.is_integer and s.is_positive for s in e.free_symbols)

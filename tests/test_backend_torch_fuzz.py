@@ -131,3 +131,83 @@ def test_scipy_special_of_a_number_is_folded():
     hand = np.zeros((2, 2))
     hand[0, 0] = scipy.special.digamma(3.75)
     _close(got, [hand, np.zeros(3)])
+
+
+def bounded_by_sizes(X):
+    return np.exp(-(np.minimum(X[1, -1], 1.5 / (1.0 + X.size))[0]) ** 2) + np.sum(
+        np.maximum(X[0, 0], 0.5 / X.shape[0]) ** 2)
+
+
+def test_a_bound_of_the_sizes_is_a_clamp():
+    """24-3: ``np.minimum(x, 1.5 / (1.0 + X.size))`` printed ``torch.minimum(item, 1.5 / (9.0 *
+    k + 1.0))``, a Python float where torch takes a tensor (TypeError); a bound of sizes only
+    is ``torch.clamp``'s as a number is. By hand (k = 2: the bound 1.5 / 19, and 0.5 / 2):
+    d/dX[1, 2, 0] = 2 a exp(-a ** 2) at a = -0.3 below its bound, 0 at 0.5 above; d/dX[0, 0, j]
+    = 2 X[0, 0, j] above 0.25, 0 below."""
+    X = np.zeros((2, 3, 3))
+    X[0, 0] = [0.1, 0.4, -0.7]
+    for a, hand_a in ((-0.3, 0.6 * np.exp(-0.09)), (0.5, 0.0)):
+        X[1, 2, 0] = a
+        want, got = _both(bounded_by_sizes, {"X": ("k", 3, 3)}, [X])
+        _close(got, want)
+        hand = np.zeros((2, 3, 3))
+        hand[1, 2, 0] = hand_a
+        hand[0, 0] = [0.0, 0.8, 0.0]
+        _close(got, [hand])
+
+
+def branch_on_the_sizes(X, v):
+    return np.sum(np.where(2.0 / (1.0 + len(v)) <= 0.1, np.exp(0.2 * X * v),
+                           2.0 / (1.0 + len(v)) * X * v))
+
+
+@pytest.mark.parametrize("backend", ["torch", "array_api"])
+def test_a_condition_of_the_sizes_is_a_tensor(backend):
+    """25-57: ``np.where(2.0 / (1.0 + len(v)) <= 0.1, ...)``, a condition of the sizes only
+    (a temporary ``_t0 = 2 / (1 + n)``), printed ``torch.where(_t0 <= 0.1, ...)`` of a Python
+    bool (TypeError); it is a 0-d bool tensor. By hand: n = 3, d/dX = sum(v) / 2 and d/dv =
+    X / 2; n = 29, d/dX = sum(0.2 v exp(0.2 X v)) and d/dv = 0.2 X exp(0.2 X v)."""
+    if backend == "array_api" and importlib.util.find_spec("array_api_compat") is None:
+        pytest.skip("array_api_compat not installed: pip install -e '.[test]'")
+    X = -0.9
+    for n in (3, 29):
+        v = np.linspace(-1.0, 0.8, n)
+        want, got = _both(branch_on_the_sizes, {"X": (), "v": ("n",)}, [np.float64(X), v],
+                          backend=backend)
+        _close(got, want)
+        if n == 3:
+            hand = [np.sum(v) / 2, np.full(n, X / 2)]
+        else:
+            hand = [np.sum(0.2 * v * np.exp(0.2 * X * v)), 0.2 * X * np.exp(0.2 * X * v)]
+        _close(got, hand)
+
+
+def branch_of_a_scaled_max(X, v):
+    if v[0, 1, -1] > 0.1:
+        r = 0.5
+    else:
+        r = np.max(v[None, 1, 0, ::-1] / (1.0 + v.shape[2])) / (1.0 + len(X))
+    return r + 0.5
+
+
+@pytest.mark.parametrize("backend", ["torch", "array_api"])
+def test_a_where_of_a_number_and_a_named_size_term_is_the_data_dtype(backend):
+    """27-73 (and 27-135): ``torch.where(item_1 > 0.1, 0.0, 1.0 / _t0)`` with ``_t0 = d + 1.0``
+    a common term of the sizes: two Python floats, which torch makes a float32 tensor; d/dv[1,
+    0, 4] was 0.027777778605620067 for 1 / 36. The first is a 0-d tensor of the data's dtype, as
+    for ``1.0 / (d + 1.0)`` written out. By hand: 1 / ((1 + d) (1 + n)) at the argmax of v[1,
+    0] when v[0, 1, -1] <= 0.1, else 0."""
+    if backend == "array_api" and importlib.util.find_spec("array_api_compat") is None:
+        pytest.skip("array_api_compat not installed: pip install -e '.[test]'")
+    rng = np.random.default_rng(73)
+    X, v = rng.uniform(-1.0, 1.0, (5, 5)), rng.uniform(-1.0, 1.0, (5, 4, 5))
+    for c in (-0.9, 0.6):
+        v[0, 1, -1] = c
+        want, got = _both(branch_of_a_scaled_max, {"X": ("d", "n"), "v": ("n", "k", "d")},
+                          [X, v], backend=backend)
+        _close(got, want)
+        hand = np.zeros((5, 4, 5))
+        if c < 0.1:
+            hand[1, 0, np.argmax(v[1, 0])] = 1.0 / 36.0
+        np.testing.assert_array_equal(got[1], hand)  # exactly: 1.0 / 6.0 / 6.0 in float64
+        _close(got, [np.zeros((5, 5)), hand])
