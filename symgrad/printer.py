@@ -17,6 +17,7 @@ from sympy import S
 from .backends import backend as backend_named
 from .cache import OPTIONAL_IMPORTS
 from .errors import OptionError, SymgradError
+from .printer_arithmetic import ArithmeticPrinting, exact_float
 from .program import replaced
 from .realpower import RealPower, RealValue
 from .untaken import GUARDED, guard, spellings
@@ -38,8 +39,6 @@ _COMPARE = {sympy.StrictLessThan: ast.Lt, sympy.LessThan: ast.LtE, sympy.StrictG
             sympy.GreaterThan: ast.GtE, sympy.Equality: ast.Eq, sympy.Unequality: ast.NotEq}
 _WRITTEN_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.FloorDiv, ast.Mod)
 _CONSTANTS = {S.Pi: "pi", S.Exp1: "e", S.Infinity: "inf"}
-LONG_SUM = 40
-"""Sums of more terms print as ``sum((...))``: a chain of 300 ``+`` is too deep for ``ast`` tools."""
 TORCH_POLYGAMMA, TORCH_TRIGAMMA = "torch.special.polygamma", "torch.special.zeta"
 SCIPY_POLYGAMMA = "scipy.special.polygamma"
 """``polygamma(1, x)`` (``digamma``'s derivative) prints on torch as the Hurwitz zeta
@@ -48,7 +47,7 @@ series, 5e-10 relative in float64 (4.3e-10 at 1.657, against mpmath) and finite 
 ``0, -1, -2 ...`` (6.6e32 at -1.0; SciPy: inf), where its zeta is as SciPy's (1e-15, inf)."""
 
 
-class Printer:
+class Printer(ArithmeticPrinting):
     """Prints SymPy expressions as Python AST nodes for one backend.
 
     Args:
@@ -141,7 +140,7 @@ class Printer:
             return self.number(float(e))
         if isinstance(e, Literal):
             return self.number(e.value)
-        if _exact_float(e):  # 1/2: exactly 0.5
+        if exact_float(e):  # 1/2: exactly 0.5
             return self.number(e.p / e.q)
         if e.is_Rational:
             fraction = ast.BinOp(ast.Constant(float(abs(e.p))), ast.Div(), ast.Constant(float(e.q)))
@@ -426,86 +425,6 @@ class Printer:
         from .array_backend_values import full
         return full(self, ast.Tuple([], ast.Load()), value)
 
-    def add(self, e, negate=False):
-        """``a + b - c``; with ``negate``, ``-(a + b - c)`` printed as ``-a - b + c``: the same
-        terms in the same order, so the same float value (IEEE sums are sign-symmetric)."""
-        terms = e.as_ordered_terms()
-        terms = [t for t in terms if not t.could_extract_minus_sign()] + [
-            t for t in terms if t.could_extract_minus_sign()]
-        # an inexact literal last: `1.0 - p + 1e-12` adds 1e-12 to 1 - p, as the source does
-        terms = [t for t in terms if not isinstance(t, Literal)] + [
-            t for t in terms if isinstance(t, Literal)]
-        if len(terms) > LONG_SUM:  # sum((a, b, ...)): a + b + ... (compensated on Python 3.12+),
-            node = ast.Call(ast.Name("sum", ast.Load()), [ast.Tuple(  # nests no deeper than 2
-                [self.node(t) for t in terms], ast.Load())], [])
-            return ast.UnaryOp(ast.USub(), node) if negate else node
-        node = None
-        for term in terms:
-            signed = -term if negate else term
-            negative = signed.could_extract_minus_sign()
-            if node is None:  # `-0.5 * x` keeps its sign in the literal
-                node = self.node(signed)
-            else:
-                node = ast.BinOp(node, ast.Sub() if negative else ast.Add(),
-                                 self.node(-signed if negative else signed))
-        return node
-
-    def mul(self, e):
-        coeff, rest = e.as_coeff_Mul()  # Mul(1.0, x) gives (1.0, x): as_coeff_mul keeps the 1.0
-        # a negative number coefficient stays in the literal: `-0.5 * x` (CPython folds the sign
-        # into the constant) is one operation fewer than `-(0.5 * x)`, with the same float value;
-        # so does `-(0.5 * x + y)`, printed `-0.5 * x - y`
-        if coeff == -1 and rest.is_Add:
-            return self.add(rest, negate=True)
-        if coeff == -1:  # -(0.3 * x) with an inexact literal 0.3: `-0.3 * x`
-            ordered = rest.as_ordered_factors()
-            if isinstance(ordered[0], Literal) and ordered[0].value > 0:
-                return self.quotient([self.number(-ordered[0].value)], ordered[1:])
-        literal = coeff.is_Float or coeff.is_Integer or _exact_float(coeff)  # 1/2 as 0.5 * x
-        if e.could_extract_minus_sign() and not (
-                literal and coeff < 0 and float(coeff) != -1.0):
-            return ast.UnaryOp(ast.USub(), self.node(-e))
-        factors = sympy.Mul.make_args(rest)
-        numerator, denominator = [], []
-        if coeff.is_Rational and not literal:
-            if coeff.p != 1:
-                numerator.append(self.node(sympy.Integer(coeff.p)))
-            denominator.append(self.node(sympy.Integer(coeff.q)))
-        elif coeff != 1 and float(coeff) != 1.0:  # 1.0 * x is x for floats
-            numerator.append(self.node(coeff))
-        return self.quotient(numerator, sympy.Mul(*factors).as_ordered_factors(), denominator)
-
-    def quotient(self, numerator, factors, denominator=()):
-        """``n1 * n2 * f1 * ... / (d1 * ...)``: printed numerators, then SymPy factors (those with
-        a negative power go below the line)."""
-        numerator, denominator = list(numerator), list(denominator)
-        for factor in factors:
-            if factor.is_Pow and factor.exp.is_Number and factor.exp < 0:
-                denominator.append(self.node(sympy.Pow(factor.base, -factor.exp)))
-            else:
-                numerator.append(self.node(factor))
-        node = _product(numerator) if numerator else ast.Constant(1.0)
-        if denominator:
-            node = ast.BinOp(node, ast.Div(), _product(denominator))
-        return node
-
-    def pow(self, e):
-        base, exponent = e.args
-        sqrt = "math.sqrt" if not self.vectorised else "np.sqrt"
-        if exponent == S.Half:
-            return self.call(sqrt, [base])
-        if exponent == -S.Half:
-            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.call(sqrt, [base]))
-        if exponent.is_Number and exponent < 0:
-            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.node(sympy.Pow(base, -exponent)))
-        if exponent == 1:
-            return self.node(base)
-        if exponent == 2 and base.is_Symbol:  # x * x: faster than x ** 2 in CPython
-            return ast.BinOp(self.node(base), ast.Mult(), self.node(base))
-        if exponent.is_Integer:  # an int exponent: exact, and x ** 3 reads as written
-            return ast.BinOp(self.node(base), ast.Pow(), ast.Constant(int(exponent)))
-        return ast.BinOp(self.node(base), ast.Pow(), self.node(exponent))
-
     def piecewise(self, e):
         pieces = list(e.args)
         last_value, last_cond = pieces[-1]
@@ -520,11 +439,6 @@ class Printer:
             else:
                 node = ast.IfExp(self.node(cond), self.node(value), node)
         return node
-
-
-def _exact_float(number):
-    """A rational that a float holds exactly (a power-of-two denominator: 1/2, 3/4)."""
-    return number.is_Rational and number.q & (number.q - 1) == 0 and abs(number.p) < 2 ** 53
 
 
 def _folded(tree):
@@ -548,10 +462,3 @@ def _folded(tree):
 def as_float(value):
     """A constant branch value prints as a float, so every branch returns a float."""
     return sympy.Float(value) if value.is_Number else value
-
-
-def _product(nodes):
-    node = nodes[0]
-    for other in nodes[1:]:
-        node = ast.BinOp(node, ast.Mult(), other)
-    return node
