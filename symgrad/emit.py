@@ -372,6 +372,8 @@ def _factored_node(expr, memo):
         return sympy.Piecewise(*pieces, evaluate=False) if changed else expr
     args = [_factored(a, memo) for a in expr.args]
     expr = expr.func(*args) if args != list(expr.args) else expr
+    if expr.is_Mul:
+        expr = _mask_folded(expr)
     if expr.is_Add:
         coefficients = [abs(t.as_coeff_Mul()[0]) for t in expr.args]
         content = coefficients[0]
@@ -382,6 +384,23 @@ def _factored_node(expr, memo):
                 content, inner = -content, -inner
             return sympy.Mul(content, inner, evaluate=False)
     return expr
+
+
+def _mask_folded(product):
+    """``c * rest`` where ``c`` is a ``Piecewise`` of numbers all 0 but one (a branch's adjoint,
+    the 0/1 mask of the side taken) as ``Piecewise((rest, c), (0, True))``: the side not taken is
+    exactly 0 however ``rest`` evaluates there. ``where(c, 1.0, 0.0) * rest`` was nan where the
+    other side's derivative is undefined (``np.std`` of zero spread: 0 * nan; array fuzzer
+    35-407), and ``math`` code computed ``rest`` (a ZeroDivisionError) to multiply it by 0."""
+    masks = [f for f in product.args if isinstance(f, sympy.Piecewise) and all(
+        v.is_Number for v, _ in f.args) and sum(v != 0 for v, _ in f.args) == 1
+        and f.args[-1][1] is sympy.true]  # one side kept: `rest` printed once
+    if not masks:
+        return product
+    mask = masks[0]
+    rest = sympy.Mul(*[f for f in product.args if f is not mask])
+    return sympy.Piecewise(*[(sympy.S.Zero if v == 0 else v * rest, c) for v, c in mask.args],
+                           evaluate=False)
 
 
 def _lower(expr, backend, memo=None):
