@@ -95,7 +95,7 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
         elif entry.guarded:
             expr = replaced(entry.expr, emitted_back, evaluate=False) if emitted_back else \
                 entry.expr
-            _plain_temporary(entry, target, expr, renamed, printer)
+            _note_plain(target, expr, renamed, printer)
             line = assign(target.name, printer.expr(expr, renamed))
             if _lazy(expr, printer):  # np.where evaluates both branches: hush the untaken one
                 line = _quiet(line, printer)
@@ -107,9 +107,7 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
                 emitted_back[full[expr]] = target
                 expr = definition[expr]
             need(expr)
-            if plain_number(replaced(expr, renamed, evaluate=False), printer):
-                printer.plain_names.add(target.name)  # `df_dx = 0.0`: a Python number (17-83; a
-                # temporary too: 25-57)
+            _note_plain(target, expr, renamed, printer)
             line = assign(target.name, printer.expr(expr, renamed))
             body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
@@ -154,10 +152,11 @@ def _no_default(expr):
     return isinstance(expr, sympy.Piecewise) and expr.args[-1].cond is not sympy.true
 
 
-def _plain_temporary(entry, target, expr, renamed, printer):
-    """A temporary of the sizes only (``_t0 = 2 / (1 + n)``) is a Python number, as a common
-    term is (``printer.plain_names``): a condition on it is a Python bool (array fuzzer 25-57)."""
-    if entry.temporary and plain_number(replaced(expr, renamed, evaluate=False), printer):
+def _note_plain(target, expr, renamed, printer):
+    """A line whose value is a Python number (a temporary of the sizes only, ``_t0 = 2 / (1 +
+    n)``; a gradient entry ``df_dx = 0.0``) is known as one (``printer.plain_names``): a condition
+    on it is a Python bool, an array of it is built with ``full`` (array fuzzer 25-57, 17-83)."""
+    if plain_number(replaced(expr, renamed, evaluate=False), printer):
         printer.plain_names.add(target.name)
 
 
