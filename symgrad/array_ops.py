@@ -82,9 +82,19 @@ def _extremum_vjp(node, g, i, ctx):
     x = node.inputs[0]
     out = keep(ctx.out, axes, keepdims) if x.is_Symbol else node.rule.make(
         x, params=(tuple(axes), True, rank))
-    mask = where(sympy.Eq(x, out), 1, 0)
+    mask = tie_mask(x, out, axes, rank, ctx.shape(x), node.rule is MIN)
     count = reduce_(SUM, mask, axes, True, rank)
     return keep(g, axes, keepdims) * mask / count
+
+
+TIES = "ties"
+
+
+def tie_mask(x, out, axes, rank, shape, smallest):
+    """The 0/1 mask ``x == out`` of a max (``smallest``: a min) over ``axes``, tagged for
+    ``backend="jax"``, which prints it so that ``jax.jit`` cannot empty it (``array_ties``)."""
+    return WHERE.make(sympy.Eq(x, out), sympy.Integer(1), sympy.Integer(0),
+                      params=(TIES, tuple(axes), rank, tuple(shape), bool(smallest)))
 
 
 def _prod_vjp(node, g, i, ctx):

@@ -26,6 +26,7 @@ import sympy
 from .array_backends_api import numpy_indices_on_dask
 from .array_backends_dask import data_indices
 from .array_indexing import ARANGE, TRI_INDICES
+from .array_ties import is_marked, jit_safe, plain
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
 from .array_torch import integer_names, torch_in_place
 from .backends import backend as backend_spec, prologue as backend_prologue
@@ -421,6 +422,8 @@ def _lower(expr, backend, memo=None):
         if isinstance(node, AsWritten):
             return walk(node.written)
         args = [walk(a) for a in node.args]
+        if is_marked(node):  # the tie mask of np.max: jax.jit must not empty it (array_ties)
+            return jit_safe(node, args[0]) if backend == "jax" else plain(node, args[0])
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
             if rule is not None and rule.lower is not None and getattr(rule, backend) is None:

@@ -1,0 +1,147 @@
+"""The tie masks of ``np.max``/``np.min`` under ``jax.jit`` (array fuzzer 34-5): XLA computes the
+input again in each fusion reading it, once with a fused multiply-add and once without, so the
+mask ``x == max(x)`` could be empty and the gradient 0; ``backend="jax"`` falls back to the
+one-hot of ``np.argmax`` where the mask counts at most one element (``symgrad/array_ties.py``).
+Each value against NumPy's (by hand for 34-5). The suite's ``XLA_FLAGS`` (``conftest``) skip
+XLA's optimisations, and with them the fusions that lost the gradient: the jitted gradients run
+in a subprocess with JAX's default flags."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import symgrad
+from source_modules import load_module
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                                reason="jax not installed: pip install -e '.[jax]'")
+
+SOURCE = '''import numpy as np
+
+
+def largest(X, v):
+    return (np.subtract(v * v[None, :, 0], (np.zeros((v.shape[0], 1)) + 0.2) * v[None, :, 0])).max()
+
+
+def smallest(X, v):
+    return (np.subtract((np.zeros((v.shape[0], 1)) + 0.2) * v[None, :, 0], v * v[None, :, 0])).min()
+
+
+def along_rows(v):
+    return np.sum(np.max(v * v[None, :, 0] - 0.2 * v[None, :, 0], axis=0) ** 2)
+
+
+def along_columns(v):
+    return np.sum(np.amin(v * v[None, :, 0] - 0.2 * v[None, :, 0], axis=1, keepdims=True) ** 2)
+
+
+def two_of_three(v):
+    t = v[:, :, None] * v[None, :, :] - 0.2 * v[None, :, :]
+    return np.sum(np.max(t, axis=(0, 2)) ** 2)
+
+
+def last_two(v):
+    t = v[:, :, None] * v[None, :, :] - 0.2 * v[None, :, :]
+    return np.sum(np.min(t, axis=(1, 2)) ** 2)
+
+
+def tied(w):
+    return np.max(np.concatenate([w, w]) * 2.0)
+'''
+
+V = np.array([[0.5891410741202507], [0.04005955525525784], [0.18823680193059422],
+              [0.3356319463413904], [0.35196339444307223]])
+
+
+CASES = {"largest": ({"X": ("d", "d"), "v": ("k", 1)}, (np.zeros((5, 5)), V)),
+         "smallest": ({"X": ("d", "d"), "v": ("k", 1)}, (np.zeros((5, 5)), V)),
+         "along_rows": ({"v": ("k", 1)}, (V,)), "along_columns": ({"v": ("k", 1)}, (V,)),
+         "two_of_three": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
+         "last_two": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
+         "tied": ({"w": ("n",)}, (np.array([1.0, 3.0, 3.0, 2.0]),))}
+
+JITTED = """
+import json, sys
+import jax
+import numpy as np
+jax.config.update("jax_enable_x64", True)
+import symgrad
+sys.path.insert(0, sys.argv[1])
+import jit_ties_0 as module
+cases = json.loads(sys.stdin.read())
+out = {}
+for name, (shapes, point) in cases.items():
+    grad = jax.jit(symgrad.grad(getattr(module, name), backend="jax", shapes=shapes))
+    args = [np.asarray(a) for a in point]
+    value = grad(*args)
+    value32 = grad(*[a.astype(np.float32) for a in args])
+    value = value if isinstance(value, tuple) else (value,)
+    value32 = value32 if isinstance(value32, tuple) else (value32,)
+    out[name] = ([np.asarray(v).tolist() for v in value], [str(v.dtype) for v in value32])
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    return load_module(tmp_path_factory.mktemp("jit_ties"), SOURCE, "jit_ties")
+
+
+@pytest.fixture(scope="module")
+def jitted(module):
+    """Each case's ``jax.jit`` gradient (and the dtypes of its float32 run), JAX's own flags."""
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    cases = {name: (shapes, [np.asarray(a).tolist() for a in point])
+             for name, (shapes, point) in CASES.items()}
+    run = subprocess.run([sys.executable, "-c", JITTED, os.path.dirname(module.__file__)],
+                         input=json.dumps(cases), capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name, sign", [("largest", 1.0), ("smallest", -1.0)])
+def test_the_extremum_keeps_its_gradient_under_jit(module, jitted, name, sign):
+    """34-5: f = max_ij (v_i v_j - 0.2 v_j), at v_0 v_0 - 0.2 v_0: d/dv_0 = 2 v_0 - 0.2 =
+    0.97828, the rest 0 (the min of the negation: -0.97828). ``jax.jit`` of the jax gradient
+    gave 0 (as ``jax.jit(jax.grad(f))`` does)."""
+    want = np.zeros((5, 1))
+    want[0, 0] = sign * (2 * V[0, 0] - 0.2)
+    grad = symgrad.grad(getattr(module, name), backend="jax",
+                        shapes={"X": ("d", "d"), "v": ("k", 1)})
+    for dX, dv in (grad(np.zeros((5, 5)), V), jitted[name][0]):
+        np.testing.assert_allclose(np.asarray(dv), want, rtol=1e-14, atol=1e-15)
+        assert not np.any(np.asarray(dX))
+
+
+@pytest.mark.parametrize("name", ["along_rows", "along_columns", "two_of_three", "last_two",
+                                  "tied"])
+def test_every_form_of_the_mask_under_jit(module, jitted, name):
+    """max/min/amin with one axis, two of three axes, the last two, and a tie (shared equally
+    under jit too: 1 each for w = [1, 3, 3, 2]); float32 stays float32."""
+    shapes, point = CASES[name]
+    f = getattr(module, name)
+    want = symgrad.grad(f, shapes=shapes)(*point)
+    got = symgrad.grad(f, backend="jax", shapes=shapes)(*point)
+    for value in (got, jitted[name][0][0]):
+        np.testing.assert_allclose(np.asarray(value), want, rtol=1e-12, atol=1e-14)
+    assert jitted[name][1] == ["float32"]
+    if name == "tied":
+        np.testing.assert_allclose(want, [0.0, 1.0, 1.0, 0.0])
+
+
+def test_only_jax_prints_the_fallback(module):
+    shapes = {"X": ("d", "d"), "v": ("k", 1)}
+    assert "argmax" in symgrad.grad(module.largest, backend="jax", shapes=shapes).source
+    for backend in ("numpy", "torch", "array_api"):
+        try:
+            source = symgrad.grad(module.largest, backend=backend, shapes=shapes).source
+        except ImportError:
+            continue
+        assert "argmax" not in source
