@@ -250,7 +250,9 @@ def fit(e, target, shapes):
 def _logistic(expr):
     """A partial derivative with each ``exp(a) / (exp(a) + 1)`` as ``1 / (1 + exp(-a))`` (the
     derivative of ``log1p(exp(a))``): one pass and one temporary fewer, and no ``inf / inf`` for
-    a large ``a`` (the limit, 1). Only products and sums are rewritten, never a condition."""
+    a large ``a`` (the limit, 1). Only products and sums are rewritten, never a condition; nor
+    an ``a`` SymPy knows is never positive (``-|a - b|`` of ``np.logaddexp``), where ``exp(a)``
+    is at most 1 and ``exp(-a)`` could overflow."""
     if not (expr.is_Mul or expr.is_Add):
         return expr
     args = [_logistic(a) for a in expr.args]
@@ -260,7 +262,7 @@ def _logistic(expr):
         return expr
     factors = list(expr.args)
     for f in factors:
-        if isinstance(f, sympy.exp):
+        if isinstance(f, sympy.exp) and not f.args[0].is_nonpositive:
             denominator = sympy.Pow(f + 1, -1)
             if denominator in factors:
                 factors.remove(f)

@@ -246,12 +246,15 @@ def _read_stack(ctx, arrays, axis=0):
 
 
 def _read_logaddexp(ctx, x1, x2):
-    """log(e^a + e^b), shifted by the larger so that it never overflows; the shift is a constant
-    to differentiation (its terms cancel), so it is stopped."""
-    from .functions import StopGradient
+    """log(e^a + e^b) as NumPy computes it, max(a, b) + log1p(e^-|a - b|): it never overflows,
+    and no term cancels a copy of ``a`` or ``b`` against another. The shifted form m + log(e^(a - m)
+    + e^(b - m)) did: under ``jax.jit`` XLA computed ``a`` (~1e23) twice with different roundings,
+    so a - m was -2e7 for the larger, the sum of exponentials 0, the value -inf and the gradient
+    nan (array fuzzer 34-71; NumPy's 0). Its derivative is e^a / (e^a + e^b) with the tie's
+    half from ``max`` and ``abs``'s derivative 0 at a = b."""
+    from .functions import Log1p
     a, b = ctx.array(x1), ctx.array(x2)
-    m = StopGradient(sympy.Max(a, b))
-    return m + sympy.log(sympy.exp(a - m) + sympy.exp(b - m))
+    return sympy.Max(a, b) + Log1p(sympy.exp(-sympy.Abs(a - b)))
 
 
 def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False):

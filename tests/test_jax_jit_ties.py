@@ -1,6 +1,6 @@
-"""The tie masks of ``np.max``/``np.min`` under ``jax.jit`` (array fuzzer 34-5): XLA computes the
-input again in each fusion reading it, once with a fused multiply-add and once without, so the
-mask ``x == max(x)`` could be empty and the gradient 0; ``backend="jax"`` falls back to the
+"""Values ``jax.jit`` lost: the tie masks of ``np.max``/``np.min`` (array fuzzer 34-5), and the
+shift of ``np.logaddexp`` (34-71). 34-5: XLA computes the input again in each fusion reading it, once with a fused
+multiply-add and once without, so the mask ``x == max(x)`` could be empty and the gradient 0; ``backend="jax"`` falls back to the
 one-hot of ``np.argmax`` where the mask counts at most one element (``symgrad/array_ties.py``).
 Each value against NumPy's (by hand for 34-5). The suite's ``XLA_FLAGS`` (``conftest``) skip
 XLA's optimisations, and with them the fusions that lost the gradient: the jitted gradients run
@@ -51,6 +51,15 @@ def last_two(v):
 
 def tied(w):
     return np.max(np.concatenate([w, w]) * 2.0)
+
+
+def shifted(X):
+    i_n, j_n = np.triu_indices(X.shape[0], 0)
+    return (np.minimum((np.add((X).clip(-0.4, 0.6), np.logaddexp(X[None, 0], np.mean(np.where((np.add(((X[::-1, None, None]) * (X[None, :, None])) * (X[None, None, ::-1]), ((np.ones((X.shape[0], 1, 1)) * 0.3) * (X[None, :, None])) * (X[None, None]))) <= 0.1, np.exp(0.2 * (np.linalg.det(3.0 * np.eye(len(X)) + 0.3 * np.tanh(np.ones((len(X), X.shape[0])) * 0.3)))), (np.add(((X[::-1, None, None]) * (X[None, :, None])) * (X[None, None, ::-1]), ((np.ones((X.shape[0], 1, 1)) * 0.3) * (X[None, :, None])) * (X[None, None]))) * (np.linalg.det(3.0 * np.eye(len(X)) + 0.3 * np.tanh(np.ones((len(X), X.shape[0])) * 0.3)))), axis=(0, 1))[None, -1]))) @ (((np.ones((len(X), X.shape[0])) * 0.3).mean(axis=-2)) / (1.0 + X.shape[0])), (-(np.sum(((np.eye(X.shape[0]))[i_n, j_n]) ** 2))) / (1.0 + X.ndim)))
+
+
+def pair(x, y):
+    return np.sum(np.logaddexp(x, y * 2.0))
 '''
 
 V = np.array([[0.5891410741202507], [0.04005955525525784], [0.18823680193059422],
@@ -62,7 +71,10 @@ CASES = {"largest": ({"X": ("d", "d"), "v": ("k", 1)}, (np.zeros((5, 5)), V)),
          "along_rows": ({"v": ("k", 1)}, (V,)), "along_columns": ({"v": ("k", 1)}, (V,)),
          "two_of_three": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
          "last_two": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
-         "tied": ({"w": ("n",)}, (np.array([1.0, 3.0, 3.0, 2.0]),))}
+         "tied": ({"w": ("n",)}, (np.array([1.0, 3.0, 3.0, 2.0]),)),
+         "shifted": ({"X": ("n",)}, (np.array([-0.99385176719703, -0.5780173092144598,
+                                              0.8135282943241142, 0.4054894275759975,
+                                              -0.8942315409393782]),))}
 
 JITTED = """
 import json, sys
@@ -134,6 +146,36 @@ def test_every_form_of_the_mask_under_jit(module, jitted, name):
     assert jitted[name][1] == ["float32"]
     if name == "tied":
         np.testing.assert_allclose(want, [0.0, 1.0, 1.0, 0.0])
+
+
+def test_logaddexp_of_a_huge_value_under_jit(module, jitted):
+    """34-71: ``np.minimum(a, -2.5)`` with ``a`` a ``np.logaddexp`` of a value near 2e23 (a mean
+    of exponentials): the minimum is -2.5, the gradient 0. The shifted form m + log(e^(a - m) +
+    e^(b - m)) gave ``-inf`` and a gradient of nan under ``jax.jit`` (XLA computed the 2e23
+    twice, rounded otherwise: a - m = -2e7); now max(a, b) + log1p(e^-|a - b|), as NumPy."""
+    shapes, point = CASES["shifted"]
+    want = np.zeros(5)
+    np.testing.assert_array_equal(symgrad.grad(module.shifted, shapes=shapes)(*point), want)
+    np.testing.assert_array_equal(np.asarray(jitted["shifted"][0][0]), want)
+
+
+def test_logaddexp_is_numpys_with_its_derivative(module):
+    """The value of NumPy's formula; d/dx = 1 / (1 + e^(2y - x)), 1/2 at a tie (x = 2y), and
+    no overflow warning where e^(2y - x) overflows: the derivative reads e^-|x - 2y| <= 1."""
+    import warnings
+    x = np.array([1.0, 800.0, -800.0, 2.0, np.inf, 0.3])
+    y = np.array([0.5, 1.0, 1.0, 1.0, 1.0, -0.2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value, (dx, dy) = symgrad.value_and_grad(module.pair, shapes={"x": ("n",), "y": ("n",)})(
+            x, y)
+    assert value == np.sum(np.logaddexp(x, 2.0 * y))
+    d = x - 2.0 * y
+    with np.errstate(over="ignore"):
+        want = np.where(d == 0, 0.5, 1.0 / (1.0 + np.exp(-d)))
+        other = np.where(d == 0, 0.5, 1.0 / (1.0 + np.exp(d)))
+    np.testing.assert_allclose(dx, want, rtol=1e-15)
+    np.testing.assert_allclose(dy, 2.0 * other, rtol=1e-15)
 
 
 def test_only_jax_prints_the_fallback(module):
