@@ -85,6 +85,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
     printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
+    printer.shapes = program.arrays.shapes if program.arrays is not None else None
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)
     if backend == "torch" and program.arrays is not None:
