@@ -291,3 +291,21 @@ def test_the_product_of_values_sympy_knows_nonzero(tmp_path, library):
         got = symgrad.grad(module.positive_product, shapes=shapes)(X, v)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-15)
+
+
+def picked_by_its_smallest(v):
+    return (v[None, 1] / (1.5 + (v / (1.0 + len(v))) ** 2))[np.argmin(symgrad.stop_gradient(
+        v[None, 1] / (1.5 + (v / (1.0 + len(v))) ** 2)))] * 1.5
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("shapes", [None, {"v": (4,)}], ids=["call-time", "fixed"])
+def test_a_negated_scattered_value_is_not_made_a_number(library, shapes):
+    """65-31: the one-hot scatter's value ``-(3.0 * xp.take(...) / 25.0)`` (a negation, an array)
+    was taken for a Python number and passed to ``xp.full((), ...)``: ``array_api_strict`` raised
+    TypeError (fill_value must be a Python scalar). d/dv = [0, 0.977.., -0.035.., 0]."""
+    v = np.array([-0.7073933394007943, 0.7371762946012168, 0.9338412036759485,
+                  -0.24097345221817568])
+    _agree(picked_by_its_smallest, (v,), library, shapes)
+    np.testing.assert_allclose(symgrad.grad(picked_by_its_smallest)(v),
+                               [0.0, 0.97727358, -0.03506513, 0.0], atol=1e-8)
