@@ -156,8 +156,22 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
             results.append(S.Zero)
             continue
         c, g = _combine(parts, shapes)
-        results.append(c * g)
+        results.append(_scaled(c, g))
     return results
+
+
+def _scaled(c, g):
+    """``c * g``, a factor of a scatter (``index_adjoint``) applied to its pieces: the entries
+    the code never reads stay exactly 0 where ``c`` is inf or nan (``1 / np.std(...)`` at zero
+    spread: ``c * np.zeros(...)`` was nan there, where the build at the call and JAX give 0;
+    array fuzzer 29-260), and only the pieces are multiplied. A number multiplies the whole."""
+    if c.is_number:  # finite: the entries not read are 0 either way
+        return c * g
+    if isinstance(g, INDEX_ADJOINT.node):
+        return INDEX_ADJOINT.make(*[c * h for h in g.inputs], params=g.params)
+    if g.is_Add and any(isinstance(t, INDEX_ADJOINT.node) for t in g.args):
+        return sympy.Add(*[_scaled(c, t) for t in g.args])
+    return c * g
 
 
 class _Context:

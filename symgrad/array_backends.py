@@ -15,7 +15,7 @@ entry prints through its ``numpy`` column. The differences:
 - the lazy specialisation of ``numpy`` (Dask arguments): pointwise indexing through ``vindex``,
   scatter-adds by ``np.bincount``, no sort: ``array_backends_dask``; linear algebra on one chunk
   of a Dask matrix (there and on the Array API): ``array_linalg_lazy``;
-- PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``; the Array API: reductions as
+- PyTorch: ``amax``/``amin``, ``prod`` over one axis, ``permute``, ``torch.sort(...).values``; the Array API: reductions as
   functions (``xp.sum(x, axis=...)``: its arrays have no such methods), ``permute_dims``,
   ``concat``, ``cumulative_sum``, ``einsum`` by ``matmul``.
 """
@@ -187,6 +187,11 @@ def _expand(printer, node):
     return ast.Subscript(value, ast.Tuple(items, ast.Load()), ast.Load())
 
 
+def _torch_sort(printer, node):
+    """``torch.sort(x, axis=k).values``: PyTorch's sort returns the values and their indices."""
+    return ast.Attribute(node.rule.numpy(printer, node), "values", ast.Load())
+
+
 def _jax_matmul(printer, node):
     """``a @ b``; ``X.T @ r`` as ``jnp.tensordot(X, r, axes=(0, 0))``, which contracts X's first
     axis in place: XLA on CPU copies the transpose first (8x slower for X of 10^6 x 10)."""
@@ -219,6 +224,7 @@ for _backend in ("torch", "array_api"):
                      ("index", _backend): _array_index})
 PRINTERS[("index", "torch")] = PRINTERS[("index", "array_api")] = _flipping_index
 PRINTERS[("expand_dims", "array_api")] = _expand
+PRINTERS[("sort", "torch")] = _torch_sort
 PRINTERS[("tri_indices", "array_api")] = _triangle
 
 

@@ -221,7 +221,7 @@ def one_hot_scatter(printer, target, shape, spec, value, names, indexed):
         ast.Load())
     onehot = _call(printer, "np.astype", [ast.Compare(column, [ast.Eq()], [row]),
                                           like_reference(printer)[0][1]])
-    if isinstance(value, (ast.Constant, ast.UnaryOp)):
+    if _number_ast(value):  # `-1.0`; not `-(3.0 * xp.take(...))`, an array already (65-31)
         value = printer.new_array(value)
     rest_ast = dims_ast(rest)
     stretched = _call(printer, "np.broadcast_to", [value, ast.BinOp(ast.Attribute(
@@ -235,6 +235,13 @@ def one_hot_scatter(printer, target, shape, spec, value, names, indexed):
             ast.Assign([ast.Name(onehot_name, ast.Store())], onehot, lineno=None),
             ast.Assign([ast.Name(target, ast.Store())], ast.BinOp(name(target), ast.Add(), added),
                        lineno=None)]
+
+
+def _number_ast(value):
+    """Whether the printed ``value`` is a Python number (a constant, or its negation)."""
+    while isinstance(value, ast.UnaryOp):
+        value = value.operand
+    return isinstance(value, ast.Constant)
 
 
 def _converted_index(node, reference):

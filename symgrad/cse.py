@@ -9,7 +9,8 @@ import ast
 
 import sympy
 
-from .array_backend_values import plain_number
+from .array_backend_values import full, plain_number
+from .array_nodes import dims_ast
 from .entries import Lines
 from .functions import AndThen, Branch, Copy, OrElse
 from .printer import as_float
@@ -107,8 +108,11 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
                 emitted_back[full[expr]] = target
                 expr = definition[expr]
             need(expr)
-            _note_plain(target, expr, renamed, printer)
-            line = assign(target.name, printer.expr(expr, renamed))
+            value = _folded_array(entry, expr, renamed, printer)
+            if value is None:
+                _note_plain(target, expr, renamed, printer)
+                value = printer.expr(expr, renamed)
+            line = assign(target.name, value)
             body.append(_quiet(line, printer) if _lazy(expr, printer) else line)
         if entry.stop:
             stops.append(target.name)
@@ -158,6 +162,23 @@ def _note_plain(target, expr, renamed, printer):
     on it is a Python bool, an array of it is built with ``full`` (array fuzzer 25-57, 17-83)."""
     if plain_number(replaced(expr, renamed, evaluate=False), printer):
         printer.plain_names.add(target.name)
+
+
+def _folded_array(entry, expr, renamed, printer):
+    """An array line that ``cse`` folded to a number (two equal terms of an adjoint, ``sum(g * a) -
+    sum(a * g)``, are one term once their common part is named: 0), as ``np.full(shape,
+    number)``: the lines that read it index, reshape and sum an array (``np.reshape(0.0, (n,))``
+    raised: the straight-through form of 61-373 read at the call); None for any other line."""
+    shapes = getattr(printer, "shapes", None)
+    if shapes is None or entry.expr.is_Number or entry.target not in shapes.table:
+        return None
+    expr = replaced(expr, renamed, evaluate=False) if renamed else expr
+    if not expr.is_Number:
+        return None
+    shape = shapes.resolve(shapes.of(entry.target))
+    if not shape:
+        return None
+    return full(printer, dims_ast(shape), printer.expr(as_float(expr)))
 
 
 def _lazy(expr, printer):

@@ -86,13 +86,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
                       constants=program.arrays.constants if program.arrays is not None else None,
                       arrays=program.arrays is not None)
     printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
+    printer.shapes = program.arrays.shapes if program.arrays is not None else None
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)
     if backend == "torch" and program.arrays is not None:
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
         printer.triangles = data_indices(program, (TRI_INDICES,))
-        printer.numpy_aranges, names_ = index_aranges(program)
+        printer.numpy_aranges, names_, printer.numpy_data = index_aranges(program)
         printer.triangles |= names_
     results, values = {}, {}
     for index in used:
@@ -179,13 +180,14 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
 
 
 def index_aranges(program):
-    """(the ``np.arange`` nodes, the names bound to them) that ``program`` uses as index arrays
-    only (``A[steps, steps]``, ``Z[np.arange(n), LABELS]``): NumPy's on the Array API, as its
-    triangle indices are (``compat_numpy.arange``, ints), numbered with NumPy where they index
-    and scattered by gathers; an arange read as data keeps the data's dtype."""
+    """(the ``np.arange`` nodes, the names bound to them, those of the names also read as data)
+    that ``program`` uses as index arrays (``A[steps, steps]``, ``Z[np.arange(n), LABELS]``):
+    NumPy's on the Array API, as its triangle indices are (``compat_numpy.arange``, ints),
+    numbered with NumPy where they index and scattered by gathers; an arange read as data only
+    keeps the data's dtype."""
     names = data_indices(program, (ARANGE,))
     if not names:
-        return set(), set()
+        return set(), set(), set()
     exprs = [getattr(a, "expr", None) for a in program.assignments] + list(program.outputs)
     read, inline = set(), set()
     for e in exprs:
@@ -199,7 +201,13 @@ def index_aranges(program):
     bound = {a.target.name: a.expr for a in program.assignments if a.target.name in names}
     data = {bound[n] for n in names if n in read} | inline
     index_only = {n for n in names if n not in read and bound[n] not in data}
-    return {bound[n] for n in index_only}, index_only
+    # read as data too (np.arange(k) * 0.25 beside np.trace's A[steps, steps], 64-261): NumPy's
+    # ints still, each read as data converted (printer.numpy_data), if no other line has the node
+    others = {a.expr for a in program.assignments if isinstance(a.expr, ARANGE.node) and
+              a.target.name not in names} | inline
+    both = {n for n in names if n in read and bound[n] not in others and all(
+        bound[m] != bound[n] for m in names if m != n)}
+    return {bound[n] for n in index_only | both}, index_only | both, both
 
 
 _INT_CALLS = frozenset({"round", "math.floor", "math.ceil"})  # return an int for a float

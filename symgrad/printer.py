@@ -130,6 +130,10 @@ class Printer(ArithmeticPrinting):
             if e.name in self.constants and self.backend != "numpy":
                 from .array_backend_values import constant
                 return constant(self, e.name, number=True)
+            if e.name in getattr(self, "numpy_data", ()) and self.reference is not None:
+                from .array_backend_values import like_reference  # NumPy's ints read as data
+                return ast.Call(self.name("np.asarray"), [ast.Name(e.name, ast.Load())], [
+                    ast.keyword(k, v) for k, v in like_reference(self)])
             if e.name in self.integer_names and self.reference is not None:
                 return ast.Call(ast.Attribute(ast.Name(e.name, ast.Load()), "to", ast.Load()), [
                     ast.Attribute(ast.Name(self.reference, ast.Load()), "dtype", ast.Load())], [])

@@ -291,3 +291,43 @@ def test_the_product_of_values_sympy_knows_nonzero(tmp_path, library):
         got = symgrad.grad(module.positive_product, shapes=shapes)(X, v)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-15)
+
+
+def picked_by_its_smallest(v):
+    return (v[None, 1] / (1.5 + (v / (1.0 + len(v))) ** 2))[np.argmin(symgrad.stop_gradient(
+        v[None, 1] / (1.5 + (v / (1.0 + len(v))) ** 2)))] * 1.5
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("shapes", [None, {"v": (4,)}], ids=["call-time", "fixed"])
+def test_a_negated_scattered_value_is_not_made_a_number(library, shapes):
+    """65-31: the one-hot scatter's value ``-(3.0 * xp.take(...) / 25.0)`` (a negation, an array)
+    was taken for a Python number and passed to ``xp.full((), ...)``: ``array_api_strict`` raised
+    TypeError (fill_value must be a Python scalar). d/dv = [0, 0.977.., -0.035.., 0]."""
+    v = np.array([-0.7073933394007943, 0.7371762946012168, 0.9338412036759485,
+                  -0.24097345221817568])
+    _agree(picked_by_its_smallest, (v,), library, shapes)
+    np.testing.assert_allclose(symgrad.grad(picked_by_its_smallest)(v),
+                               [0.0, 0.97727358, -0.03506513, 0.0], atol=1e-8)
+
+
+def trace_beside_steps(X, v):
+    c = (np.arange(X.shape[1]) * 0.25).max()
+    if c > 0.1:
+        r = ((X[1, :, None]) * (X[None, 1])).trace()
+    else:
+        r = v
+    return r + v
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_an_arange_read_as_data_and_as_an_index(library):
+    """64-261: ``np.arange(k) * 0.25`` and ``np.trace``'s diagonal ``A[steps, steps]`` share one
+    ``np.arange(k)``, printed in the data's dtype (float64) and then used as an index: every Array
+    API library raised IndexError. Now NumPy's ints, converted where read as data. d/dX[1] =
+    2 X[1], d/dv = 1."""
+    X = np.array([[0.05, -0.56, -0.72, 0.2, -0.02], [-0.6, -0.9, -0.7, -0.27, -0.5]])
+    _agree(trace_beside_steps, (X, np.array(-0.21)), library, {"X": (2, "k"), "v": ()})
+    dX, dv = symgrad.grad(trace_beside_steps, shapes={"X": (2, "k"), "v": ()})(X, -0.21)
+    np.testing.assert_allclose(dX, [np.zeros(5), 2 * X[1]])
+    assert dv == 1.0

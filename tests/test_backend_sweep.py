@@ -1,7 +1,8 @@
 """Every accepted indexing, reduction and linear-algebra construct of ``tests/test_array_accepted.py``
 and ``tests/test_array_rows.py`` through the backends that run on other arrays: the numpy gradient
 on Dask arrays (its lazy specialisation, called under a scheduler that refuses to compute: the
-gradient must build a graph and compute nothing), and ``backend="array_api"`` with NumPy,
+gradient must build a graph and compute nothing), ``backend="torch"`` (60-4: ``np.sort`` printed
+as ``torch.sort``, which returns values and indices), and ``backend="array_api"`` with NumPy,
 ``array_api_strict``, PyTorch, JAX and Dask arrays. Each gives the numbers of the numpy gradient on
 NumPy arrays (float64, relative 1e-12), which the two files hold against central differences and
 hand values, or a refusal (``OptionError``) listed in ``REFUSED`` naming what the library lacks.
@@ -116,6 +117,8 @@ def _library(run):
     """(backend, convert an argument) of a run."""
     if run == "dask":
         return "numpy", _chunked
+    if run == "torch":
+        return "torch", torch.from_numpy
     library = run.split("-")[1]
     return "array_api", {
         "numpy": lambda a: a,
@@ -155,6 +158,7 @@ def _gradient(f, backend):
 
 
 RUNS = [pytest.param("dask", marks=_needs("dask")),
+        pytest.param("torch", marks=_needs("torch")),
         pytest.param("array_api-numpy", marks=_needs("array_api_compat")),
         pytest.param("array_api-strict", marks=_needs("array_api_compat", "array_api_strict")),
         pytest.param("array_api-torch", marks=_needs("array_api_compat", "torch")),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import symgrad
+from symgrad import stop_gradient
 
 
 def branch_of_a_spread(X, v):
@@ -47,3 +48,37 @@ def test_math_code_does_not_compute_the_side_not_taken():
     g = symgrad.grad(branch_of_a_root)
     assert g(-1.0, 0.0) == (0.0, 0.0)  # f = 0.5 for x <= 0
     assert g(2.0, 4.0) == (2.0, 0.5)  # sqrt(y), x / (2 sqrt(y)) by hand
+
+
+def spread_of_a_column(v):
+    return np.std(v[:, 1] - stop_gradient(v[:, 1]))  # zero spread at every point
+
+
+@pytest.mark.parametrize("shapes", [None, {"v": ("n", "n")}, {"v": (3, 3)}],
+                         ids=["call-time", "named", "fixed"])
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch", "array_api"])
+def test_entries_never_read_are_zero_at_an_undefined_point(backend, shapes):
+    """29-260: at zero spread the derivative of np.std is 0 * inf = nan for the entries read; an
+    entry of v the code never reads has derivative 0 (as JAX's scatter gives). The factor
+    ``1 / np.sqrt(...)`` (inf) multiplied the whole scattered gradient in the shapes= builds,
+    nan in every entry of v; it is applied to the scattered pieces now, as at the call."""
+    if backend != "numpy":
+        pytest.importorskip({"jax": "jax", "torch": "torch", "array_api": "array_api_compat"}[
+            backend], reason=f"pip install -e '.[{backend.replace('_', '-')}]'")
+    v = np.arange(9.0).reshape(3, 3) / 10
+    g = symgrad.grad(spread_of_a_column, shapes=shapes, backend=backend)
+    with np.errstate(all="ignore"):
+        got = np.asarray(g(_as(backend, v)))
+    assert np.all(np.isnan(got[:, 1]))
+    assert np.array_equal(np.delete(got, 1, axis=1), np.zeros((3, 2)))
+
+
+def _as(backend, a):
+    if backend == "torch":
+        import torch
+        return torch.from_numpy(a)
+    if backend == "jax":
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        return jax.numpy.asarray(a)
+    return a
