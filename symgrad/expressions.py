@@ -154,6 +154,8 @@ class Expressions:
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            return self.tuple_arithmetic(op, a, b, node, frame)
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         for v in (a, b):
             undefined = _surely_undefined(v)
@@ -179,6 +181,20 @@ class Expressions:
         if negative_base:  # (-4) ** y: real where y is whole, complex elsewhere
             return RealPower(self._with_constants(a), b)
         return self.defined(make(a, b), node, frame)
+
+    def tuple_arithmetic(self, op, a, b, node, frame):
+        """``(a, b) + (c,)`` and ``(a,) * 3``, as Python computes them at build time: a tuple
+        (``x.shape + (1,)`` too); anything else of a tuple is refused."""
+        if isinstance(op, ast.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+            if isinstance(node, ast.BinOp) and {type(node.left), type(node.right)} == {
+                    ast.List, ast.Tuple}:
+                return self.fail(node, frame, "`+` of a list and a tuple raises TypeError",
+                                 "make both tuples or both lists")
+            return a + b
+        count = b if isinstance(a, tuple) else a
+        if isinstance(op, ast.Mult) and isinstance(count, sympy.Integer):
+            return (a if isinstance(a, tuple) else b) * max(int(count), 0)
+        return self.fail(node, frame, *of_a_tuple("arithmetic (`+`, `*`)"))
 
     def folded(self, python, build, args, node, frame):
         """A call or operator on constants, folded to the value the primal computes."""
