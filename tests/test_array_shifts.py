@@ -1,0 +1,127 @@
+"""The rows np.flip, np.roll, np.mod / np.remainder (and ``%``), np.reciprocal, np.cbrt and
+scipy.special.softmax / log_softmax: against float64 directional central differences (two sizes,
+one build), on every installed backend (the numbers of "numpy", rel 1e-12), lazily on Dask
+(numpy's lazy code and the Array API), with the derivatives autograd and JAX define (by hand)."""
+import numpy as np
+import pytest
+import scipy.special
+
+import symgrad
+from test_arrays import check, mat, vec
+from test_backends import RUNS, _close, _library, _to_numpy
+
+
+def s_flip(X, v):
+    return (np.sum(np.flip(X) * np.sin(X)) + np.sum(np.flip(X, axis=1) * X ** 2)
+            + np.sum(np.flip(v, 0) * v ** 3) + np.sum(np.flip(X, (0, 1))[0] * X[-1]))
+
+
+def s_roll(X, v):
+    return (np.sum(np.roll(v, 1) * v ** 2) + np.sum(np.roll(X, -2, axis=0) * np.sin(X))
+            + np.sum(np.roll(X, (1, 5), axis=(1, 0)) * X ** 3) + np.sum(np.roll(v, 0) * v))
+
+
+def s_mod(x, y):
+    return (np.sum(np.mod(x * 3.0, y) ** 2) + np.sum((x % y) * y) + np.sum(np.remainder(x, 1.5) * x)
+            + np.sum(np.mod(2.5, y) * x))
+
+
+def s_reciprocal(x, y):
+    return np.sum(np.reciprocal(y) * x) + np.sum(np.reciprocal(x * x + 1.0))
+
+
+def s_softmax(X):
+    return (np.sum(scipy.special.softmax(X, axis=1) * np.sin(X))
+            + np.sum(scipy.special.log_softmax(X, axis=0) ** 2)
+            + np.sum(scipy.special.softmax(X) * X) + np.sum(scipy.special.log_softmax(X, axis=-1)))
+
+
+def s_cbrt(x):
+    return np.sum(np.cbrt(x) * x) + np.sum(np.cbrt(x * x + 1.0))
+
+
+CASES = [
+    (s_flip, lambda n: (mat(n), vec(n)), ("X", "v")),
+    (s_roll, lambda n: (mat(n), vec(n)), ("X", "v")),
+    (s_mod, lambda n: (vec(n, -3.0, 3.0), vec(n, 0.5, 2.0)), ("x", "y")),
+    (s_reciprocal, lambda n: (vec(n), vec(n, 0.5, 2.0)), ("x", "y")),
+    (s_softmax, lambda n: (mat(n),), ("X",)),
+    (s_cbrt, lambda n: (vec(n, 0.2, 2.0) * np.where(np.arange(n) % 2, 1.0, -1.0),), ("x",)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_row_against_central_differences(f, make, wrt):
+    gf = check(f, make, wrt)
+    assert "for " not in gf.source
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_row_through_backend(f, make, wrt, run):
+    backend, convert = _library(run)
+    args = make(4)
+    want = _to_numpy(symgrad.grad(f, wrt=wrt)(*args))
+    got = symgrad.grad(f, wrt=wrt, backend=backend)(*[convert(a) for a in args])
+    assert _close(_to_numpy(got), want)
+
+
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_row_under_jax_jit(f, make, wrt):
+    jax = pytest.importorskip("jax")
+    args = make(4)
+    shapes = {name: ("n", "d")[:np.ndim(a)] for name, a in zip(f.__code__.co_varnames, args)}
+    gf = symgrad.grad(f, wrt=wrt, backend="jax", shapes=shapes)
+    want = symgrad.grad(f, wrt=wrt)(*args)
+    assert _close(_to_numpy(jax.jit(gf)(*args)), _to_numpy(want))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_row_is_lazy_on_dask(f, make, wrt, backend):
+    pytest.importorskip("dask.array")
+    if backend == "array_api":
+        pytest.importorskip("array_api_compat")
+    from test_dask import assert_agrees, chunked, lazily
+    args = make(40)
+    g = symgrad.grad(f, wrt=wrt, backend=backend)
+    want = symgrad.grad(f, wrt=wrt)(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    assert_agrees(lazily(g, *[chunked(a, 40) for a in args]), want)
+
+
+def test_derivatives_by_hand():
+    """roll's adjoint rolls back; a % b: 1 and -floor(a / b) (JAX, autograd); cbrt:
+    1 / (3 cbrt(x)^2), inf at 0 as JAX and autograd give; softmax's gradient sums to 0."""
+    v = np.array([1.0, 2.0, 3.0, 4.0])
+    g = symgrad.grad(lambda x: np.sum(np.roll(x, 1) * v), wrt="x")
+    np.testing.assert_array_equal(g(np.zeros(4)), np.roll(v, -1))
+    a, b = np.array([7.5, -7.5, 2.0]), np.array([2.0, 2.0, -3.0])
+    ga, gb = symgrad.grad(lambda a, b: np.sum(a % b), wrt=("a", "b"))(a, b)
+    np.testing.assert_array_equal(ga, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(gb, -np.floor(a / b))
+    with np.errstate(divide="ignore"):  # 1 / 0 at 0, as the primal's derivative is there
+        got = symgrad.grad(lambda x: np.sum(np.cbrt(x)), wrt="x")(np.array([8.0, -27.0, 0.0]))
+    np.testing.assert_allclose(got[:2], [1.0 / 12.0, 1.0 / 27.0], rtol=1e-15)
+    assert got[2] == np.inf
+    gs = symgrad.grad(lambda X: np.sum(scipy.special.softmax(X, axis=1)[:, 0]), wrt="X")
+    assert np.allclose(gs(np.array([[1.0, 2.0], [3.0, -1.0]])).sum(axis=1), 0.0, atol=1e-16)
+
+
+def _roll_no_axis(X):
+    return np.sum(np.roll(X, 1))
+
+
+def _roll_unknown_shift(x, k):
+    return np.sum(np.roll(x, k))
+
+
+@pytest.mark.parametrize("f, shapes, message", [
+    (_roll_no_axis, {"X": ("n", "d")}, "np.roll without an axis flattens the array first"),
+    (_roll_unknown_shift, {"x": ("n",), "k": ()}, "must be an int known when the gradient"),
+])
+def test_refusals_are_clear(f, shapes, message):
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=message) as caught:
+        symgrad.grad(f, wrt=list(shapes)[0], shapes=shapes)
+    assert caught.value.lineno and caught.value.offset
