@@ -291,3 +291,27 @@ def test_the_product_of_values_sympy_knows_nonzero(tmp_path, library):
         got = symgrad.grad(module.positive_product, shapes=shapes)(X, v)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-15)
+
+
+TRIANGLE_AND_STEPS = '''LABELS = np.array([1, 0, 2])
+
+
+def triangle_and_steps(L, y):
+    n = len(L)
+    return (np.sum(L[np.triu_indices(n, 1)] ** 2) + np.trace(L) * 2.0
+            + np.sum(L[np.arange(n), LABELS] * y))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_triangle_indices_and_index_aranges_found_in_one_walk(tmp_path, library):
+    """The names of ``np.triu_indices(n)`` and of an ``np.arange`` that only indexes are found
+    in one walk of the program (``array_backends_dask.index_names``): both NumPy's ints, the
+    numbers of the numpy backend."""
+    module = _module(tmp_path, TRIANGLE_AND_STEPS, "triangle_and_steps")
+    shapes = {"L": ("n", "n"), "y": ("n",)}
+    source = symgrad.grad(module.triangle_and_steps, shapes=shapes, backend="array_api").source
+    assert "compat_numpy.triu_indices(" in source and "compat_numpy.arange(3)" in source
+    rng = np.random.default_rng(4)
+    _agree(module.triangle_and_steps, (rng.normal(size=(3, 3)), rng.normal(size=3)), library,
+           shapes=shapes)
