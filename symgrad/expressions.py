@@ -132,9 +132,10 @@ class Expressions:
         if isinstance(value, int):
             return sympy.Integer(value)
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                self.fail(node, frame, "infinite or nan constants are not supported",
-                          "use a finite number")
+            if value != value:
+                self.fail(node, frame, "nan constants are not supported", "use a number")
+            if value in (float("inf"), float("-inf")):  # np.where(mask, x, -np.inf)
+                return sympy.oo if value > 0 else -sympy.oo
             return functions.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
         return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
                          "use int or float numbers")
@@ -258,6 +259,12 @@ class Expressions:
         if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
             return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
                                      for e, c in value.args])
+        if not value.has(*bad[:3]):  # x * np.inf, x - np.inf: NumPy's inf or nan, no raise
+            return self.fail(node, frame, "arithmetic with an infinite constant is not "
+                             "supported (its value is inf or nan for every input)",
+                             "use np.inf where it is selected away, taken the extremum of or "
+                             "compared: np.where(mask, x, -np.inf), np.max, np.clip(x, -np.inf, "
+                             "hi), x < np.inf")
         if may_not_run:
             self.depth += 1
         try:

@@ -57,14 +57,30 @@ def test_row_against_central_differences(f, make, wrt):
     assert "for " not in gf.source
 
 
-@pytest.mark.parametrize("run", RUNS)
-@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
-def test_row_through_backend(f, make, wrt, run):
+def agrees_through_backend(f, args, wrt, run):
+    """The gradient for ``run``'s backend and arrays gives the numbers of "numpy"."""
     backend, convert = _library(run)
-    args = make(4)
     want = _to_numpy(symgrad.grad(f, wrt=wrt)(*args))
     got = symgrad.grad(f, wrt=wrt, backend=backend)(*[convert(a) for a in args])
     assert _close(_to_numpy(got), want)
+
+
+def agrees_lazily(f, args, wrt, backend, rows):
+    """The gradient for ``backend`` on Dask arrays of the ``rows``-row arguments: lazy, and the
+    numbers of "numpy" on the NumPy arrays."""
+    pytest.importorskip("dask.array")
+    if backend == "array_api":
+        pytest.importorskip("array_api_compat")
+    from test_dask import assert_agrees, chunked, lazily
+    want = symgrad.grad(f, wrt=wrt)(*args)
+    got = lazily(symgrad.grad(f, wrt=wrt, backend=backend), *[chunked(a, rows) for a in args])
+    assert_agrees(got, want if isinstance(want, tuple) else (want,))
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_row_through_backend(f, make, wrt, run):
+    agrees_through_backend(f, make(4), wrt, run)
 
 
 @pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
@@ -80,15 +96,7 @@ def test_row_under_jax_jit(f, make, wrt):
 @pytest.mark.parametrize("backend", ["numpy", "array_api"])
 @pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
 def test_row_is_lazy_on_dask(f, make, wrt, backend):
-    pytest.importorskip("dask.array")
-    if backend == "array_api":
-        pytest.importorskip("array_api_compat")
-    from test_dask import assert_agrees, chunked, lazily
-    args = make(40)
-    g = symgrad.grad(f, wrt=wrt, backend=backend)
-    want = symgrad.grad(f, wrt=wrt)(*args)
-    want = want if isinstance(want, tuple) else (want,)
-    assert_agrees(lazily(g, *[chunked(a, 40) for a in args]), want)
+    agrees_lazily(f, make(40), wrt, backend, 40)
 
 
 def test_derivatives_by_hand():
