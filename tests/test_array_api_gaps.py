@@ -315,3 +315,22 @@ def test_triangle_indices_and_index_aranges_found_in_one_walk(tmp_path, library)
     rng = np.random.default_rng(4)
     _agree(module.triangle_and_steps, (rng.normal(size=(3, 3)), rng.normal(size=3)), library,
            shapes=shapes)
+
+
+STEPS_AS_DATA = '''LABELS = np.array([1, 0, 2])
+
+
+def steps_as_data(L, y):
+    n = len(L)
+    return np.sum(L[np.arange(n), LABELS] * y) + np.sum(np.arange(n) * y)
+'''
+
+
+@pytest.mark.xfail(raises=IndexError, strict=True, reason="open: one np.arange(n) both indexes "
+                   "and is data; the Array API prints it once, of the data's float dtype, and "
+                   "indexes NumPy's positions with it")
+def test_an_arange_that_indexes_and_is_data(tmp_path):
+    module = _module(tmp_path, STEPS_AS_DATA, "steps_as_data")
+    rng = np.random.default_rng(6)
+    _agree(module.steps_as_data, (rng.normal(size=(3, 3)), rng.normal(size=3)), "numpy",
+           shapes={"L": ("n", "n"), "y": ("n",)})
