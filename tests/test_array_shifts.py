@@ -2,6 +2,8 @@
 scipy.special.softmax / log_softmax: against float64 directional central differences (two sizes,
 one build), on every installed backend (the numbers of "numpy", rel 1e-12), lazily on Dask
 (numpy's lazy code and the Array API), with the derivatives autograd and JAX define (by hand)."""
+import math
+
 import numpy as np
 import pytest
 import scipy.special
@@ -133,3 +135,23 @@ def test_refusals_are_clear(f, shapes, message):
     with pytest.raises(symgrad.UnsupportedSyntaxError, match=message) as caught:
         symgrad.grad(f, wrt=list(shapes)[0], shapes=shapes)
     assert caught.value.lineno and caught.value.offset
+
+
+def _cbrt_after_a_loop(x, y):
+    for _ in range(1, 4):
+        x += -2
+    return math.cbrt(x)
+
+
+def test_scalar_cbrt_of_a_negative_number_is_the_real_root():
+    """Property test build(1822923) (test_value_and_grad_auto_matches_reference): its reference
+    read math.cbrt as mpmath's principal (complex) root, so it expected a refusal; the real root
+    and its derivative 1 / (3 cbrt(x)^2) are NumPy's, Python's and symgrad's."""
+    import mpmath
+    from program_ref import _unary_m
+    x = 1.3682800343844042
+    value, (dx, dy) = symgrad.value_and_grad(_cbrt_after_a_loop, strategy="auto")(x, -2.4659)
+    root = math.cbrt(x - 6.0)
+    assert value == pytest.approx(root, rel=1e-15) and dy == 0.0
+    assert dx == pytest.approx(1.0 / (3.0 * root * root), rel=1e-14)
+    assert float(_unary_m("cbrt", [mpmath.mpf(x - 6.0)])) == pytest.approx(root, rel=1e-15)
