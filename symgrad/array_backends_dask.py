@@ -37,19 +37,27 @@ def data_indices(program, nodes=None):
     """The names of the index values ``program`` computes from the data (``np.argmax``,
     ``np.argmin``, ``np.argsort``, and ``stop_gradient`` of one): Dask arrays in lazy code, where
     an index array of the sizes (``np.arange(n)``, ``np.triu_indices(n)``) is a NumPy array.
-    ``nodes``: the names bound to those rows instead (``(TRI_INDICES,)``: NumPy's triangle
-    indices on the Array API, ``array_index_backends._triangle``)."""
+    ``nodes``: the names bound to those rows instead (``index_names``)."""
     from .array_values import ARGMAX, ARGMIN, ARGSORT
+    return set().union(*index_names(program, nodes or (ARGMAX, ARGMIN, ARGSORT)).values())
+
+
+def index_names(program, rows):
+    """{row: the names bound to a node of it, to ``stop_gradient`` of one or to such a name}
+    for each of ``rows``, in one walk of the assignments (``(TRI_INDICES, ARANGE)``: the Array
+    API's NumPy triangle indices and aranges, ``array_index_backends._triangle`` and
+    ``emit.index_aranges``)."""
     from .functions import StopGradient
-    kinds = tuple(rule.node for rule in (nodes or (ARGMAX, ARGMIN, ARGSORT)))
-    found = set()
+    kinds = [(rule.node, rule) for rule in rows]
+    found = {}  # a target symbol -> its row
     for a in program.assignments:
         expr = getattr(a, "expr", None)
         if isinstance(expr, StopGradient):
             expr = expr.args[0]
-        if isinstance(expr, kinds) or expr in found:
-            found.add(a.target)
-    return {s.name for s in found}
+        rule = next((r for kind, r in kinds if isinstance(expr, kind)), None) or found.get(expr)
+        if rule is not None:
+            found[a.target] = rule
+    return {rule: {s.name for s, r in found.items() if r is rule} for rule in rows}
 
 
 def pointwise(spec):

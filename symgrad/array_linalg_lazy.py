@@ -14,7 +14,8 @@ library ``xp`` (the prologue converts the arguments and constants to it), once p
 top (``on_dask = hasattr(X, 'map_blocks')`` of the first parameter, printed when the code has
 linear algebra; ``array_api_compat.is_dask_namespace`` would be a second name to import, and the
 import line would pass 100 columns); in the lazy NumPy code, where a NumPy constant or argument
-may sit beside a Dask one, per value (``hasattr(A, 'map_blocks')``)::
+may sit beside a Dask one, per value (``hasattr(A, 'map_blocks')``; a value that is not a name
+bound there, ``hasattr(_m := A + B, 'map_blocks')``, so it is computed once)::
 
     inverse = (A.rechunk(-1).map_blocks(compat_numpy.linalg.inv, dtype=A.dtype) if on_dask
         else xp.linalg.inv(A))
@@ -55,6 +56,39 @@ def _lazy_test(printer, x):
         "map_blocks")], [])
 
 
+def _once(printer, x):
+    """(``x`` as the Dask test reads it, ``x`` as the branches read it): in the lazy NumPy code a
+    value that is not a name is bound in the test (``hasattr(_m := A + B, 'map_blocks')``) and
+    read by its name after, so it is evaluated once (it was evaluated by the test and again by
+    the branch taken); on the Array API the test is ``on_dask`` and reads no value."""
+    if printer.backend != "numpy" or isinstance(x, ast.Name):
+        return x, x
+    names = getattr(printer, "names", None)
+    name = fresh_name("_m", names if names is not None else set())
+    return ast.NamedExpr(ast.Name(name, ast.Store()), x), ast.Name(name, ast.Load())
+
+
+class _Named(ast.NodeTransformer):
+    """Every copy of the expression ``x`` in a tree replaced by the name ``name`` (``_once``)."""
+
+    def __init__(self, x, name):
+        self.key, self.name = ast.dump(x), name
+
+    def visit(self, node):
+        if isinstance(node, ast.expr) and ast.dump(node) == self.key:
+            return copy.deepcopy(self.name)
+        return super().visit(node)
+
+
+def _own_call(printer, node, pairs):
+    """The row's own printer's call, each ``(x, name)`` of ``pairs`` read by its name."""
+    call = node.rule.numpy(printer, node)
+    for x, name in pairs:
+        if x is not name:
+            call = _Named(x, name).visit(call)
+    return call
+
+
 def dask_flag(printer):
     """The name of the Array API code's Dask test (``on_dask``, a fresh name), taken at the first
     row that reads it: ``emit`` prints ``on_dask = hasattr(X, 'map_blocks')`` at the end of the
@@ -80,9 +114,10 @@ def _on_one_chunk(printer, node, function, keywords=()):
     """``A.rechunk(-1).map_blocks(function, **keywords, dtype=...) if <A is Dask> else <the
     row's own call>``, ``A`` the node's one input."""
     x = printer.node(node.inputs[0])
-    lazy = ast.Call(ast.Attribute(_one_chunk(x), "map_blocks", ast.Load()), [function], [
-        ast.keyword(k, v) for k, v in list(keywords) + [("dtype", _dtype(printer, x))]])
-    return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
+    tested, x_ = _once(printer, x)
+    lazy = ast.Call(ast.Attribute(_one_chunk(x_), "map_blocks", ast.Load()), [function], [
+        ast.keyword(k, v) for k, v in list(keywords) + [("dtype", _dtype(printer, x_))]])
+    return ast.IfExp(_lazy_test(printer, tested), lazy, _own_call(printer, node, [(x, x_)]))
 
 
 def one_chunk(dotted, drop=None):
@@ -101,9 +136,10 @@ def svd(printer, node):
     (the same matrices for a square ``A``; Dask has no other), which is one task running NumPy's
     SVD; the row's own printer for other arrays."""
     x = printer.node(node.inputs[0])
-    lazy = _call(printer, "np.linalg.svd", [_one_chunk(x)], [("full_matrices", ast.Constant(
+    tested, x_ = _once(printer, x)
+    lazy = _call(printer, "np.linalg.svd", [_one_chunk(x_)], [("full_matrices", ast.Constant(
         False))])
-    return ast.IfExp(_lazy_test(printer, x), lazy, node.rule.numpy(printer, node))
+    return ast.IfExp(_lazy_test(printer, tested), lazy, _own_call(printer, node, [(x, x_)]))
 
 
 def slogdet(printer, node):
@@ -123,7 +159,8 @@ def slogdet(printer, node):
 def solve(printer, node):
     """``np.linalg.solve(a, b)``: on one chunk of each when either is a Dask array (a NumPy one
     made a Dask array by adding a Dask zero), else the row's own printer."""
-    a, b = (printer.node(x) for x in node.inputs)
+    a0, b0 = (printer.node(x) for x in node.inputs)
+    (tested_a, a), (tested_b, b) = _once(printer, a0), _once(printer, b0)
     (rank,) = node.params
 
     def lifted(x, other):  # one chunk of x, of other's library when x is a NumPy array
@@ -139,6 +176,6 @@ def solve(printer, node):
     lazy = ast.Call(ast.Attribute(lifted(a, b), "map_blocks", ast.Load()), [
         _own(printer, "np.linalg.solve"), lifted(b, a)], [
         ast.keyword(k, v) for k, v in shape + [("dtype", _dtype(printer, b))]])
-    test = _lazy_test(printer, a) if printer.backend != "numpy" else ast.BoolOp(ast.Or(), [
-        _lazy_test(printer, a), _lazy_test(printer, b)])
-    return ast.IfExp(test, lazy, node.rule.numpy(printer, node))
+    test = _lazy_test(printer, a) if printer.backend != "numpy" else ast.BinOp(
+        _lazy_test(printer, tested_a), ast.BitOr(), _lazy_test(printer, tested_b))  # both bound
+    return ast.IfExp(test, lazy, _own_call(printer, node, [(a0, a), (b0, b)]))

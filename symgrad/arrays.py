@@ -47,6 +47,7 @@ from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, NP_
                            SLOGDET_SIGN, SOLVE)
 from .array_indexing import (ARANGE, ARRAY_OF, EYE, INDEX, INDEX_ADJOINT, TRI_INDICES,
                              TRIL_INDICES, TRIU_INDICES, index)
+from .array_shifts import SHIFT_ROWS
 from .array_values import VALUE_ROWS
 from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD, RESHAPE,
                         RESULT, SUM, TRANSPOSE, WHERE, broadcast_to, expand_dims, matmul, reduce_,
@@ -338,7 +339,7 @@ ARRAY_RULES = (
     SUM, MAX, MIN, PROD, MEAN, MATMUL, TRANSPOSE, RESHAPE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE,
     INDEX, TAKE, INDEX_ADJOINT, ARRAY_OF, ARANGE, WHERE, RESULT, CONCATENATE, INV, DET, SLOGDET,
     LOGABSDET, SLOGDET_SIGN, SOLVE, EINSUM, NP_MATMUL, CUMSUM, EYE, TRIU_INDICES, TRIL_INDICES,
-    TRI_INDICES, *VALUE_ROWS, *CAST_ROWS,
+    TRI_INDICES, *VALUE_ROWS, *CAST_ROWS, *SHIFT_ROWS,
     ArrayRule("zeros", ("numpy.zeros",), (), (("shape", REQUIRED), ("dtype", None)),
               read=_read_full(sympy.Float(0.0))),
     ArrayRule("ones", ("numpy.ones",), (), (("shape", REQUIRED), ("dtype", None)),
@@ -386,6 +387,11 @@ ARRAY_RULES = (
               read=_binary(ast.Mult)),
     ArrayRule("divide", ("numpy.divide", "numpy.true_divide"), (),
               (("x1", REQUIRED), ("x2", REQUIRED)), read=_binary(ast.Div)),
+    ArrayRule("mod", ("numpy.mod", "numpy.remainder"), (), (("x1", REQUIRED), ("x2", REQUIRED)),
+              read=_binary(ast.Mod)),  # d/dx1 1, d/dx2 -floor(x1 / x2): autograd's, JAX's
+    ArrayRule("reciprocal", ("numpy.reciprocal",), (), (("x", REQUIRED),),
+              read=lambda ctx, x: ctx.reader.binary(ast.Div(), sympy.Float(1.0), ctx.array(x),
+                                                    ctx.node, ctx.frame)),
     ArrayRule("round", ("numpy.round", "numpy.around", "numpy.rint"), ("round",),
               (("a", REQUIRED), ("decimals", 0)), read=_read_round),
     ArrayRule("negative", ("numpy.negative",), (), (("x", REQUIRED),),

@@ -24,7 +24,7 @@ import os
 import sympy
 
 from .array_backends_api import numpy_indices_on_dask
-from .array_backends_dask import data_indices
+from .array_backends_dask import data_indices, index_names
 from .array_indexing import ARANGE, TRI_INDICES
 from .array_ties import is_marked, jit_safe, plain
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
@@ -92,9 +92,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     if backend == "torch" and program.arrays is not None:
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
-        printer.triangles = data_indices(program, (TRI_INDICES,))
-        printer.numpy_aranges, names_, printer.numpy_data = index_aranges(program)
-        printer.triangles |= names_
+        found = index_names(program, (TRI_INDICES, ARANGE))  # one walk for both
+        printer.numpy_aranges, names_, printer.numpy_data = index_aranges(program, found[ARANGE])
+        printer.triangles = found[TRI_INDICES] | names_
     results, values = {}, {}
     for index in used:
         out = program.outputs[index]
@@ -179,13 +179,12 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     return function_name, _mark_stops(to_source(node), stops)
 
 
-def index_aranges(program):
+def index_aranges(program, names):
     """(the ``np.arange`` nodes, the names bound to them, those of the names also read as data)
-    that ``program`` uses as index arrays (``A[steps, steps]``, ``Z[np.arange(n), LABELS]``):
-    NumPy's on the Array API, as its triangle indices are (``compat_numpy.arange``, ints),
-    numbered with NumPy where they index and scattered by gathers; an arange read as data only
-    keeps the data's dtype."""
-    names = data_indices(program, (ARANGE,))
+    that ``program`` uses as index arrays (``A[steps, steps]``, ``Z[np.arange(n), LABELS]``), of
+    ``names``, those bound to an arange (``index_names``): NumPy's on the Array API, as its
+    triangle indices are (``compat_numpy.arange``, ints), numbered with NumPy where they index
+    and scattered by gathers; an arange read as data is converted to the data's dtype there."""
     if not names:
         return set(), set(), set()
     exprs = [getattr(a, "expr", None) for a in program.assignments] + list(program.outputs)

@@ -132,9 +132,10 @@ class Expressions:
         if isinstance(value, int):
             return sympy.Integer(value)
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                self.fail(node, frame, "infinite or nan constants are not supported",
-                          "use a finite number")
+            if value != value:
+                self.fail(node, frame, "nan constants are not supported", "use a number")
+            if value in (float("inf"), float("-inf")):  # np.where(mask, x, -np.inf)
+                return sympy.oo if value > 0 else -sympy.oo
             return functions.number(value)  # 0.5 is exactly 1/2; 0.1 a 53-bit Float
         return self.fail(node, frame, f"constants of type {type(value).__name__} are not supported",
                          "use int or float numbers")
@@ -154,6 +155,8 @@ class Expressions:
         if make is None:
             return self.fail(node, frame, f"the operator `{type(op).__name__}` is not supported",
                              "use + - * / ** // %")
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            return self.tuple_arithmetic(op, a, b, node, frame)
         a, b = self.number(a, node, frame), self.number(b, node, frame)
         for v in (a, b):
             undefined = _surely_undefined(v)
@@ -179,6 +182,20 @@ class Expressions:
         if negative_base:  # (-4) ** y: real where y is whole, complex elsewhere
             return RealPower(self._with_constants(a), b)
         return self.defined(make(a, b), node, frame)
+
+    def tuple_arithmetic(self, op, a, b, node, frame):
+        """``(a, b) + (c,)`` and ``(a,) * 3``, as Python computes them at build time: a tuple
+        (``x.shape + (1,)`` too); anything else of a tuple is refused."""
+        if isinstance(op, ast.Add) and isinstance(a, tuple) and isinstance(b, tuple):
+            if isinstance(node, ast.BinOp) and {type(node.left), type(node.right)} == {
+                    ast.List, ast.Tuple}:
+                return self.fail(node, frame, "`+` of a list and a tuple raises TypeError",
+                                 "make both tuples or both lists")
+            return a + b
+        count = b if isinstance(a, tuple) else a
+        if isinstance(op, ast.Mult) and isinstance(count, sympy.Integer):
+            return (a if isinstance(a, tuple) else b) * max(int(count), 0)
+        return self.fail(node, frame, *of_a_tuple("arithmetic (`+`, `*`)"))
 
     def folded(self, python, build, args, node, frame):
         """A call or operator on constants, folded to the value the primal computes."""
@@ -242,6 +259,12 @@ class Expressions:
         if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
             return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
                                      for e, c in value.args])
+        if not value.has(*bad[:3]):  # x * np.inf, x - np.inf: NumPy's inf or nan, no raise
+            return self.fail(node, frame, "arithmetic with an infinite constant is not "
+                             "supported (its value is inf or nan for every input)",
+                             "use np.inf where it is selected away, taken the extremum of or "
+                             "compared: np.where(mask, x, -np.inf), np.max, np.clip(x, -np.inf, "
+                             "hi), x < np.inf")
         if may_not_run:
             self.depth += 1
         try:

@@ -27,7 +27,8 @@ def to_source(node):
 def wrap(line, width=LINE_WIDTH):
     """Break one statement longer than ``width`` the way PEP 8 does: inside parentheses (added
     around the right-hand side when needed), before a binary operator or after a comma, choosing
-    the shallowest break that fits; continuation lines indented 4 more (8 for a ``def``)."""
+    the shallowest break that fits, or where none is in reach after an opening bracket;
+    continuation lines indented 4 more (8 for a ``def``)."""
     if len(line.rstrip("\n")) <= width:
         return line
     text = line.rstrip("\n")
@@ -38,6 +39,7 @@ def wrap(line, width=LINE_WIDTH):
     first = indent + head
     tokens = _break_points(body)
     positions = [pos for pos, _, _, _ in tokens]  # increasing: each line scans its own span only
+    openings = _openings(body)
     more = indent + (" " * 8 if body.startswith("def ") or head == "if " else " " * 4)
     lines, start, prefix, carry = [], 0, first, ""  # carry: a cut literal's opening quote
     while len(prefix) + len(carry) + len(body) - start > width:
@@ -46,6 +48,9 @@ def wrap(line, width=LINE_WIDTH):
             bisect.bisect_right(positions, start):bisect.bisect_right(positions, start + room)]
             if opening is None or pos < start + room]  # room for the closing quote
         full = [f for f in fitting if f[3] >= start + room // 2]  # fill at least half the line
+        inside = [(depth, -pos, pos) for pos, depth in openings if start + 1 < pos <= start + room]
+        if not fitting and inside:  # no comma nor operator in reach: after an opening bracket
+            fitting = [(0, 0, 0, min(inside)[2], None)]  # (a lambda's body, a long call)
         if not fitting:  # a name longer than the room: break at the first place after it
             later = [(pos, opening) for pos, _, _, opening in tokens[
                 bisect.bisect_right(positions, start):]]
@@ -158,6 +163,21 @@ def _break_points(body):
             points.extend(_literal_points(string, position, depth))
         previous = token
     return points
+
+
+def _openings(body):
+    """(position, depth) right after each opening bracket but the outermost: the last choice of
+    a break, where no comma or operator is in reach (the shallowest, then the latest, is taken:
+    ``x.map_blocks(`` before ``lambda _block: f(g(_block))``)."""
+    found, depth = [], 0
+    for position, token in _tokens(body):
+        if token in "([{":
+            depth += 1
+            if depth > 1:
+                found.append((position + 1, depth))
+        elif token in ")]}":
+            depth -= 1
+    return found
 
 
 def _literal_points(literal, position, depth):

@@ -20,7 +20,7 @@ from .functions import (Ceiling, Copy, Expm1, Floor, Literal, Log1p, NotComputab
                         StopGradient, Undefined, Value, as_python, fold)
 from .imaginary import real_built
 from .kept import Atan2, Exp, atan2_kept, exp_kept
-from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
+from .special import Cbrt, Digamma, Expit, GammaLn, Logit, Polygamma, XLogY, cbrt_lower
 from .stop import stop_gradient  # noqa: F401 - resolve matches calls against rules.stop_gradient
 
 ZERO = "zero"  # marker: the derivative is 0 (round, floor, ceil, stop_gradient, sign)
@@ -328,6 +328,8 @@ RULES = (
     Rule(("math.hypot", "numpy.hypot"), sympy.Pow,
          build=lambda x, y: sympy.sqrt(x ** 2 + y ** 2), nargs=(2,)),
     Rule(("numpy.square",), sympy.Pow, build=lambda x: x ** 2),
+    Rule(("math.cbrt", "numpy.cbrt"), Cbrt, math="math.cbrt", numpy="np.cbrt", torch=None,
+         array_api=None, lower=cbrt_lower),  # the standard and PyTorch have no cbrt
     Rule(("math.sqrt", "numpy.sqrt"), sympy.Pow, build=sympy.sqrt, domain="positive"),
     # --- exponentials and logarithms ---------------------------------------------------------
     Rule(("math.exp", "numpy.exp"), sympy.exp, build=exp_kept, math="math.exp", numpy="np.exp"),

@@ -6,7 +6,8 @@ its own, so each is a function here, printed as the SciPy function of the same n
 differentiated as autograd's ``scipy/special.py`` does (``expit' = expit (1 - expit)``,
 ``logit' = 1 / (x (1 - x))``, ``gammaln' = digamma``, ``digamma' = polygamma(1, .)``, and for
 ``xlogy(x, y) = x log(y)``: ``log(y)`` and ``x / y``, as ``jax.scipy.special.xlogy``).
-Each evaluates numerically with mpmath (``check_grad``'s 50-digit evaluation).
+Each evaluates numerically with mpmath (``check_grad``'s 50-digit evaluation). ``np.cbrt``, the
+real cube root, is here too, as SymPy's ``cbrt`` is complex for a negative argument.
 """
 import mpmath
 import sympy
@@ -54,6 +55,36 @@ class Expit(_Special):
 
     def fdiff(self, argindex=1):
         return self * (1 - self)
+
+
+class Cbrt(_Special):
+    """``np.cbrt(x)``, the real cube root (negative for negative ``x``; SymPy's ``cbrt`` is the
+    principal complex root there). Its derivative is autograd's and JAX's, ``1 / (3 cbrt(x)^2)``:
+    inf at 0."""
+
+    nargs = 1
+    latex_name = r"\sqrt[3]"
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sympy.S.Zero
+        return None
+
+    @staticmethod
+    def mpmath_value(x):
+        return mpmath.sign(x) * mpmath.cbrt(abs(x))
+
+    def fdiff(self, argindex=1):
+        return 1 / (3 * self ** 2)
+
+    def _latex(self, printer):
+        return rf"\sqrt[3]{{{printer._print(self.args[0])}}}"
+
+
+def cbrt_lower(x):
+    """``cbrt`` for a library without one (PyTorch, the Array API): ``sign(x) |x|^(1/3)``."""
+    return sympy.sign(x) * sympy.Abs(x) ** sympy.Rational(1, 3)
 
 
 class Logit(_Special):

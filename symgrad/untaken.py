@@ -27,7 +27,7 @@ SAFE = {  # NumPy spelling -> a safe argument per position (None: left as it is)
     "np.log": (1.0,), "np.log1p": (0.0,), "np.sqrt": (1.0,), "np.exp": (0.0,),
     "np.expm1": (0.0,), "np.sinh": (0.0,), "np.cosh": (0.0,), "np.tan": (0.0,),
     "np.arcsin": (0.0,), "np.arccos": (0.0,), "np.arctanh": (0.0,), "np.arccosh": (2.0,),
-    "np.arctan2": (1.0, 1.0), "np.power": (1.0, None),
+    "np.arctan2": (1.0, 1.0), "np.power": (1.0, None), "np.cbrt": (1.0,),
     "scipy.special.logit": (0.5,), "scipy.special.gammaln": (1.0,),
     "scipy.special.digamma": (1.0,), "scipy.special.xlogy": (None, 1.0),
     "scipy.special.polygamma": (None, 1.0),

@@ -17,7 +17,7 @@ from . import rules
 from .functions import Branch, Expm1, FirstArgument, Literal, Log1p, StopGradient, Value
 from .program import _own_free_symbols
 from .rules import RULES, Written, rule_for_class
-from .special import Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
+from .special import Cbrt, Digamma, Expit, GammaLn, Logit, Polygamma, XLogY
 
 
 class AsWritten(FirstArgument):
@@ -244,7 +244,7 @@ def holds_its_value(assignment):
 _SMOOTH = (sympy.Add, sympy.Mul, sympy.exp, sympy.log, Log1p, Expm1, sympy.sin, sympy.cos,
            sympy.tan, sympy.asin, sympy.acos, sympy.atan, sympy.sinh, sympy.cosh, sympy.tanh,
            sympy.asinh, sympy.acosh, sympy.atanh, sympy.erf, sympy.erfc, Expit, Logit, XLogY,
-           GammaLn, Digamma, Polygamma)
+           GammaLn, Digamma, Polygamma, Cbrt)
 """Nodes whose arguments are only computed with: a value within rounding of an argument gives a
 value within rounding of the result, and their derivatives compare nothing. The arguments of
 every other node (``max``, ``abs``, ``floor``, ``atan2``, a power with a varying exponent, a

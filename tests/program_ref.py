@@ -187,6 +187,8 @@ def _unary_m(name, args):
         raise Skip("log base near 0 or 1")
     if name == "log1p" and x + 1 < SINGULAR:
         raise Skip("log1p near -1")
+    if name == "cbrt" and abs(x) < SINGULAR:
+        raise Skip("cbrt near 0")
     if name in ("asin", "acos", "atanh") and abs(x) > 1 - SINGULAR:
         raise Skip("near +-1")
     if name == "acosh" and x < 1 + SINGULAR:
@@ -210,7 +212,8 @@ def _unary_m(name, args):
 _TABLE = {"abs": abs, "fabs": abs, "float": lambda v: v, "exp": mpmath.exp,
           "log": (lambda v, base=None: mpmath.log(v) if base is None else mpmath.log(v, base)),
           "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10, "log1p": mpmath.log1p,
-          "expm1": mpmath.expm1, "sqrt": mpmath.sqrt, "square": lambda v: v * v}
+          "expm1": mpmath.expm1, "sqrt": mpmath.sqrt, "square": lambda v: v * v,
+          "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v))}  # the real root (NumPy's)
 
 
 _NUMPY_AS = {"maximum": "max", "fmax": "max", "minimum": "min", "fmin": "min"}

@@ -331,3 +331,46 @@ def test_an_arange_read_as_data_and_as_an_index(library):
     dX, dv = symgrad.grad(trace_beside_steps, shapes={"X": (2, "k"), "v": ()})(X, -0.21)
     np.testing.assert_allclose(dX, [np.zeros(5), 2 * X[1]])
     assert dv == 1.0
+
+
+TRIANGLE_AND_STEPS = '''LABELS = np.array([1, 0, 2])
+
+
+def triangle_and_steps(L, y):
+    n = len(L)
+    return (np.sum(L[np.triu_indices(n, 1)] ** 2) + np.trace(L) * 2.0
+            + np.sum(L[np.arange(n), LABELS] * y))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_triangle_indices_and_index_aranges_found_in_one_walk(tmp_path, library):
+    """The names of ``np.triu_indices(n)`` and of an ``np.arange`` that only indexes are found
+    in one walk of the program (``array_backends_dask.index_names``): both NumPy's ints, the
+    numbers of the numpy backend."""
+    module = _module(tmp_path, TRIANGLE_AND_STEPS, "triangle_and_steps")
+    shapes = {"L": ("n", "n"), "y": ("n",)}
+    source = symgrad.grad(module.triangle_and_steps, shapes=shapes, backend="array_api").source
+    assert "compat_numpy.triu_indices(" in source and "compat_numpy.arange(3)" in source
+    rng = np.random.default_rng(4)
+    _agree(module.triangle_and_steps, (rng.normal(size=(3, 3)), rng.normal(size=3)), library,
+           shapes=shapes)
+
+
+STEPS_AS_DATA = '''LABELS = np.array([1, 0, 2])
+
+
+def steps_as_data(L, y):
+    n = len(L)
+    return np.sum(L[np.arange(n), LABELS] * y) + np.sum(np.arange(n) * y)
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_an_arange_that_indexes_and_is_data(tmp_path, library):
+    """One np.arange(n) both indexes (L[np.arange(n), LABELS]) and is data (np.arange(n) * y):
+    NumPy's ints where it indexes, converted to the data's dtype where read (was IndexError)."""
+    module = _module(tmp_path, STEPS_AS_DATA, "steps_as_data")
+    rng = np.random.default_rng(6)
+    _agree(module.steps_as_data, (rng.normal(size=(3, 3)), rng.normal(size=3)), library,
+           shapes={"L": ("n", "n"), "y": ("n",)})

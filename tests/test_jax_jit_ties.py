@@ -83,7 +83,8 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 import symgrad
 sys.path.insert(0, sys.argv[1])
-import jit_ties_0 as module
+import importlib
+module = importlib.import_module(sys.argv[2])
 cases = json.loads(sys.stdin.read())
 out = {}
 for name, (shapes, point) in cases.items():
@@ -111,7 +112,8 @@ def jitted(module):
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     cases = {name: (shapes, [np.asarray(a).tolist() for a in point])
              for name, (shapes, point) in CASES.items()}
-    run = subprocess.run([sys.executable, "-c", JITTED, os.path.dirname(module.__file__)],
+    run = subprocess.run([sys.executable, "-c", JITTED, os.path.dirname(module.__file__),
+                          module.__name__],
                          input=json.dumps(cases), capture_output=True, text=True, env=env,
                          timeout=600)
     assert run.returncode == 0, run.stderr

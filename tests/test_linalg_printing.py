@@ -113,6 +113,34 @@ def test_the_array_api_tests_for_dask_once():
     assert "on_dask" not in plain.source  # no linear algebra: no test
 
 
+def summed_algebra(A, B, b):
+    return (np.sum(np.linalg.inv(A + B)) + np.linalg.det(A * B)
+            + np.sum(np.linalg.solve(A - B, b) ** 2) + np.linalg.slogdet(A + 2.0 * B)[1])
+
+
+def test_the_lazy_code_evaluates_each_linear_algebra_argument_once():
+    """The lazy NumPy code tests each value (``hasattr(x, 'map_blocks')``: a NumPy constant may
+    sit beside a Dask array); an argument that is not a name was evaluated by the test and again
+    by the branch taken (``hasattr(A + B, ...) ... np.linalg.inv(A + B)``): it is bound in the
+    test (``_m := A + B``) and read by its name; NumPy's numbers, lazily, Dask and NumPy mixed."""
+    da = pytest.importorskip("dask.array")
+    import dask
+    shapes = {"A": ("n", "n"), "B": ("n", "n"), "b": ("n",)}
+    g = symgrad.grad(summed_algebra, wrt=["A", "B"], shapes=shapes)
+    lazy = g.specialisation("lazy").source
+    for argument in ("A + B", "A * B", "A + 2.0 * B"):
+        assert lazy.count(argument) == 1, (argument, lazy)
+    assert "(_m := A + B), 'map_blocks')" in lazy
+    rng = np.random.default_rng(3)
+    A, B = 4.0 * np.eye(4) + rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    b = rng.normal(size=4)
+    want = g(A, B, b)
+    for args in ((da.from_array(A, chunks=2), da.from_array(B, chunks=2), da.from_array(b, 2)),
+                 (da.from_array(A, chunks=2), B, b), (A, B, da.from_array(b, chunks=2))):
+        for got, w in zip(dask.compute(*g(*args)), want):
+            np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
+
+
 # --- einsum subscripts: one reading ---------------------------------------------------------------
 def test_einsum_subscripts_are_read_in_one_place():
     """The implicit output (no ``->``) was computed twice, by the reader (before the diagonals

@@ -364,7 +364,23 @@ def _lists_append(x, y):
 def _tuple_concatenated(x, y):
     t = (x,)
     t = t + (y,)
-    return t[0] * t[1]
+    t += (x * y,)
+    u = (y,) * 2
+    return t[0] * t[1] + t[2] * u[1]
+
+
+def _tuple_subtracted(x, y):
+    t = (x,) - (y,)
+    return t[0]
+
+
+def _list_and_tuple(x, y):
+    t = [x] + (y,)
+    return t[0]
+
+
+def _shape_extended(X):
+    return np.sum(X.reshape(X.shape + (1,)) * X[:, :, None])
 
 
 def _condition_as_number(x):
@@ -378,10 +394,20 @@ def _condition_sliced(x):
 
 @pytest.mark.parametrize("f, args, message", [
     (_lists_append, (2.0, 3.0), "`.append` of a tuple or list is not supported"),
-    (_tuple_concatenated, (2.0, 3.0), r"arithmetic \(`\+`, `\*`\) of a tuple or list"),
+    (_tuple_subtracted, (2.0, 3.0), r"arithmetic \(`\+`, `\*`\) of a tuple or list"),
+    (_list_and_tuple, (2.0, 3.0), "`\\+` of a list and a tuple raises TypeError"),
     (_condition_as_number, (np.array([1.0, -2.0]),), "np.where\\(x > 0, x, 0.0\\)"),
     (_condition_sliced, (np.array([1.0, -2.0, 3.0]),), "index the operands, then compare"),
 ])
 def test_newcomer_refusals_say_what_to_write_instead(f, args, message):
-    with pytest.raises(symgrad.UnsupportedSyntaxError, match=message):
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=message) as caught:
         symgrad.grad(f)(*args)
+    assert caught.value.filename.endswith(".py") and caught.value.lineno and caught.value.offset
+
+
+def test_tuples_concatenate_and_repeat_as_python_computes_them():
+    # (x,) + (y,) + (x * y,), (y,) * 2: x * y + x * y * y; d/dx = y + y^2, d/dy = x + 2 x y
+    assert symgrad.grad(_tuple_concatenated)(2.0, 3.0) == pytest.approx((12.0, 14.0), rel=1e-15)
+    X = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]])  # sum(X * X): 2 X
+    g = symgrad.grad(_shape_extended, wrt="X", shapes={"X": ("n", "k")})
+    np.testing.assert_allclose(g(X), 2.0 * X, rtol=1e-15)

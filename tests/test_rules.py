@@ -39,6 +39,7 @@ MPMATH_ALIASES = {
     "square": lambda v: v * v, "log2": lambda v: mpmath.log(v, 2), "round": mpmath.nint,
     "expit": lambda v: 1 / (1 + mpmath.exp(-v)), "logit": lambda p: mpmath.log(p / (1 - p)),
     "xlogy": lambda x, y: x * mpmath.log(y), "gammaln": mpmath.loggamma, "psi": mpmath.digamma,
+    "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)),  # the real root (mpmath: complex)
 }
 
 

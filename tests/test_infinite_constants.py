@@ -1,0 +1,103 @@
+"""``np.inf``, ``-np.inf`` and ``math.inf`` as constants (they were refused: "infinite or nan
+constants are not supported"): where they are selected away (``np.where(mask, x, -np.inf)``
+before ``logsumexp``, ``softmax``, ``np.max``), taken the extremum of (``np.clip(x, -np.inf, hi)``,
+``max(-math.inf, v)``) or compared (``x < np.inf``), against float64 directional central
+differences, on every installed backend (the numbers of "numpy"), and lazily on Dask; arithmetic
+with one (``x * np.inf``: inf or nan for every input) and nan constants are refused, clearly."""
+import math
+
+import numpy as np
+import pytest
+import scipy.special
+
+import symgrad
+from test_arrays import check, mat, vec
+from test_array_shifts import agrees_lazily, agrees_through_backend
+from test_backends import RUNS
+
+MASK = np.array([True, False, True, True, False])
+
+
+def masked_logsumexp(x):
+    return scipy.special.logsumexp(np.where(MASK, x, -np.inf)) + np.sum(x * x)
+
+
+def masked_max(x):
+    return np.max(np.where(x > 0.0, x, -np.inf)) + np.sum(x ** 2)
+
+
+def bounds(x):
+    return (np.sum(np.clip(x, -np.inf, 0.5) ** 2) + np.sum(np.minimum(x, np.inf) * x)
+            + np.sum(np.maximum(x, -math.inf)) + np.sum(np.where(x < np.inf, x * 2.0, 0.0)))
+
+
+def masked_softmax(X):
+    return np.sum(scipy.special.softmax(np.where(X > -0.5, X, -np.inf), axis=1) * X)
+
+
+def masked_exp(x):
+    return np.sum(np.exp(np.where(x > 0.0, x, -np.inf)) * x)
+
+
+def running_best(x, y):
+    best = -math.inf
+    for v in (x * y, x + y, x - y):
+        best = max(best, v)
+    return best
+
+
+CASES = [
+    (masked_logsumexp, lambda n: (vec(5),), ("x",)),
+    (masked_max, lambda n: (vec(n) + 0.2,), ("x",)),
+    (bounds, lambda n: (vec(n),), ("x",)),
+    (masked_softmax, lambda n: (mat(n) + 0.3,), ("X",)),
+    (masked_exp, lambda n: (vec(n),), ("x",)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_against_central_differences(f, make, wrt):
+    check(f, make, wrt)
+
+
+def test_a_running_maximum_from_minus_infinity():
+    # max(x y, x + y, x - y) at (0.7, -0.4): x - y = 1.1 is the largest: (1, -1)
+    assert symgrad.grad(running_best)(0.7, -0.4) == (1.0, -1.0)
+    assert symgrad.grad(running_best)(2.0, 3.0) == (3.0, 2.0)  # x y = 6
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_through_backend(f, make, wrt, run):
+    agrees_through_backend(f, make(5), wrt, run)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+@pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
+def test_lazy_on_dask(f, make, wrt, backend):
+    agrees_lazily(f, make(5), wrt, backend, 5)
+
+
+def times_infinity(x):
+    return np.sum(x * np.inf)
+
+
+def shifted_infinity(x):
+    return x - math.inf
+
+
+def nan_constant(x):
+    return np.sum(np.where(x > 0.0, x, np.nan))
+
+
+@pytest.mark.parametrize("f, message", [
+    (times_infinity, "arithmetic with an infinite constant is not supported"),
+    (shifted_infinity, "arithmetic with an infinite constant is not supported"),
+    (nan_constant, "nan constants are not supported"),
+])
+def test_refusals_name_the_constant(f, message):
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match=message) as caught:
+        symgrad.grad(f, wrt="x", shapes={"x": ("n",)} if f is not shifted_infinity else None)(
+            np.ones(3) if f is not shifted_infinity else 1.0)
+    assert caught.value.lineno and caught.value.offset
