@@ -147,6 +147,8 @@ class Value(Function):
     def eval(cls, arg):
         if arg.has(Piecewise):  # a branch inside a condition: SymPy would simplify it (slow)
             return cls(_branches(arg))
+        if arg.is_Number and arg.is_finite is False:  # x < np.inf: False at x = inf, kept
+            return None
         if arg.is_Number or isinstance(arg, (Value, Undefined)) or isinstance(arg, sympy.logic.boolalg.Boolean) \
                 and not isinstance(arg, sympy.Expr):
             return arg
@@ -154,8 +156,11 @@ class Value(Function):
             return arg
         return None
 
-    def _eval_is_real(self):
-        return self.args[0].is_real
+    def _eval_is_real(self):  # a kept infinity (Value(oo)): extended real, not known finite
+        return None if self.args[0].is_infinite else self.args[0].is_real
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
 
     def _eval_evalf(self, prec):
         return self.args[0].evalf(prec_to_dps(prec))

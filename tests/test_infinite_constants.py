@@ -13,7 +13,7 @@ import scipy.special
 import symgrad
 from test_arrays import check, mat, vec
 from test_array_shifts import agrees_lazily, agrees_through_backend
-from test_backends import RUNS
+from test_backends import RUNS, _library, _to_numpy
 
 MASK = np.array([True, False, True, True, False])
 
@@ -77,6 +77,39 @@ def test_through_backend(f, make, wrt, run):
 @pytest.mark.parametrize("f, make, wrt", CASES, ids=IDS)
 def test_lazy_on_dask(f, make, wrt, backend):
     agrees_lazily(f, make(5), wrt, backend, 5)
+
+
+def below_infinity(x):
+    if x < math.inf:
+        return x * x
+    return 3.0 * x
+
+
+def compared_with_infinities(x):
+    return np.sum(np.where(x < np.inf, x * x, 3.0 * x) + np.where(x != -np.inf, x, 5.0 * x)
+                  + np.where(np.inf > x, 0.0, x))
+
+
+AT_INFINITIES = np.array([1.0, np.inf, -np.inf])
+
+
+def test_a_comparison_with_infinity_takes_the_primals_branch_at_infinity():
+    """``x < math.inf`` is False at x = inf: SymPy folded it True (real symbols are finite), so
+    the gradient took the other branch than the primal (2 x = inf where the primal's branch
+    3 x has derivative 3). The infinity is kept in the comparison, printed as written."""
+    g = symgrad.grad(below_infinity)
+    assert (g(2.0), g(math.inf), g(-math.inf)) == (4.0, 3.0, -math.inf)
+    assert "math.inf" in g.source
+    # per entry: [2 + 1 + 0, 3 + 1 + 1, -inf + 5 + 0]
+    np.testing.assert_array_equal(symgrad.grad(compared_with_infinities)(AT_INFINITIES),
+                                  [3.0, 5.0, -np.inf])
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_a_comparison_with_infinity_at_infinity_through_backend(run):
+    backend, convert = _library(run)
+    got = symgrad.grad(compared_with_infinities, backend=backend)(convert(AT_INFINITIES))
+    np.testing.assert_array_equal(_to_numpy(got), [3.0, 5.0, -np.inf])
 
 
 def times_infinity(x):
