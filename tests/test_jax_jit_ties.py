@@ -180,12 +180,11 @@ def test_logaddexp_is_numpys_with_its_derivative(module):
     np.testing.assert_allclose(dy, 2.0 * other, rtol=1e-15)
 
 
-def test_only_jax_prints_the_fallback(module):
+@pytest.mark.parametrize("backend, library", [("numpy", "numpy"), ("torch", "torch"),
+                                              ("array_api", "array_api_compat")])
+def test_only_jax_prints_the_fallback(module, backend, library):
+    pytest.importorskip(library, reason=f"backend {backend!r} needs {library}")
     shapes = {"X": ("d", "d"), "v": ("k", 1)}
     assert "argmax" in symgrad.grad(module.largest, backend="jax", shapes=shapes).source
-    for backend in ("numpy", "torch", "array_api"):
-        try:
-            source = symgrad.grad(module.largest, backend=backend, shapes=shapes).source
-        except ImportError:
-            continue
-        assert "argmax" not in source
+    source = symgrad.grad(module.largest, backend=backend, shapes=shapes).source
+    assert "argmax" not in source
