@@ -370,7 +370,14 @@ def _modulus_of_written(written):
             if args[0].free_symbols - set(constants.values()):
                 raise TypeError("a stopped complex value")
             return args[0]  # a stopped constant: the constant
-        return Written(*args).evaluated() if isinstance(w, Written) else w.func(*args)
+        if not isinstance(w, Written):
+            return w.func(*args)
+        rebuilt = Written(*args)  # folds where the operands' real forms are numbers
+        if not isinstance(rebuilt, Written):
+            return rebuilt
+        if not rebuilt.free_symbols:  # numbers whose value is complex: (-0.5) ** (y - y + 0.5)
+            return real_form(rebuilt)
+        return rebuilt.evaluated()
 
     try:
         form = real_form(written)

@@ -194,6 +194,14 @@ CARRIED = [  # (body, point, gradient): the complex value is never needed as a r
      (2.0, 3.0), (3.0, 2.0)),
     ("def f(u):\n    return abs((-4) ** 0.5) * u\n", (1.25,), 2.0),  # abs of complex: 2.0
     ("def f(u):\n    return abs(1.5 * (-4) ** 0.5) * u\n", (1.25,), 3.0),
+    # an exponent whose operands fold to a number (y - y is 0): the power is a complex constant
+    # (the scalar fuzzer's 50-0-938 crashed here with AttributeError), |(-0.5) ** 0.5| = 0.5 ** 0.5
+    ("def f(u, y):\n    return abs((-0.5) ** (y - y + 0.5)) * u\n", (1.25, 0.7),
+     (0.5 ** 0.5, 0.0)),
+    ("def f(u, y):\n    return abs(u * (-0.5) ** (y - y + 0.5))\n", (-1.25, 0.7),
+     (-0.5 ** 0.5, 0.0)),
+    ("def f(u, y):\n    return abs((-0.5) ** (y * 0 + 3.0)) * u\n", (1.25, 0.7),  # real: -1/8
+     (0.125, 0.0)),
     ("def f(u, e):\n    return abs((-0.5) ** e) * u\n", (1.0, 0.3),  # abs: 0.5 ** e, real
      (0.5 ** 0.3, math.log(0.5) * 0.5 ** 0.3)),
 ]
