@@ -56,6 +56,24 @@ _OPTIONAL_MODULES = ("jax", "torch", "dask", "distributed", "array_api_compat",
                      "array_api_strict")
 
 
+_ROUNDING = re.compile(r"^\s*worst random size .*\(relative error ([0-9.e+-]+) in float64\)$")
+
+
+def _rounding_kept(shown, printed):
+    """``printed`` with each ``check_grad`` line "worst random size ...: name (relative error E in
+    float64)" whose E is rounding (at most 1e-13) replaced by the shown line at the same place when
+    that one is rounding too: which size is worst, and E, depend on the CPU's BLAS kernels (the
+    same seed gave 3.33e-16 at n=6, d=5 on one machine and 4.3e-16 on another)."""
+    def rounding(line):
+        match = _ROUNDING.match(line)
+        return match is not None and float(match.group(1)) <= 1e-13
+    kept = list(printed)
+    for i, line in enumerate(printed[:len(shown)]):
+        if rounding(line) and rounding(shown[i]):
+            kept[i] = shown[i]
+    return kept
+
+
 @contextlib.contextmanager
 def _cwd(folder):
     before = os.getcwd()
@@ -360,7 +378,7 @@ class Page:
                              f"`<!-- output: exact -->`, not {block.argument!r}")
         if block.argument == "exact":
             printed = out[1]
-            return printed[:-1] if printed[-1:] == [""] else printed
+            return _rounding_kept(block.body, printed[:-1] if printed[-1:] == [""] else printed)
         return self._merge(block, out)
 
     def _merge(self, block, out):

@@ -412,6 +412,22 @@ def test_float_result_values():
     assert symgrad.grad(rounded)(1.3) == 0.0
 
 
+def above_minus_infinity(v):
+    return max(-math.inf, v) * 2.0
+
+
+@pytest.mark.parametrize("strategy", ["symbolic", "reverse"])
+def test_a_nan_argument_of_max_gives_zero_derivatives(strategy):
+    """docs/conventions.md ("A nan argument"): max/min is one symmetric function, so at a nan
+    argument no win or tie test holds and every derivative is 0, as jax.grad of jnp.maximum gives;
+    SymPy drops max's -inf, so the value is nan where Python's max(-inf, nan) is -inf."""
+    assert symgrad.grad(larger, strategy=strategy)(math.nan, 1.0) == (0.0, 0.0)
+    assert symgrad.grad(larger, strategy=strategy)(1.0, math.nan) == (0.0, 0.0)
+    assert symgrad.grad(above_minus_infinity, strategy=strategy)(1.5) == 2.0
+    value, slope = symgrad.value_and_grad(above_minus_infinity, strategy=strategy)(math.nan)
+    assert math.isnan(value) and slope == 2.0 and above_minus_infinity(math.nan) == -math.inf
+
+
 # --- array code without shapes=: every entry point builds at the call or refuses with an OptionError
 def sum_of_squares(x):
     return np.sum(x ** 2)
