@@ -284,14 +284,18 @@ def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):
     Frobenius norm over two axes (a pair) or of the whole array (None), as NumPy computes it:
     ``sqrt(sum(x * x))`` along those axes. Of vectors (a rank-1 array, or along one axis),
     ``ord=2`` is that 2-norm too and ``ord=1`` is ``sum(abs(x))`` (``abs`` with its convention at
-    0, docs/conventions.md)."""
+    0, docs/conventions.md). ``ord="fro"`` over two axes (a pair, or None of a matrix) is the
+    Frobenius norm, as without ``ord``."""
     v = ctx.array(x)
     rank = len(ctx.shape(v))
     axes = tuple(range(rank)) if axis is None else ctx.axes(axis, rank)
     vectors = rank and len(axes) == 1
+    if ord == "fro" and len(axes) == 2:  # NumPy: the Frobenius norm of matrices only
+        ord = None
     if ord not in (None, 1, 2) or ord is not None and not vectors or not rank:
-        ctx.fail("np.linalg.norm is supported without ord, of an array, and with ord=1 or 2 of "
-                 "vectors", "write np.sqrt(np.sum(x * x, axis=...)) for other norms")
+        ctx.fail("np.linalg.norm is supported without ord, of an array, with ord=1 or 2 of "
+                 "vectors and ord='fro' of matrices",
+                 "write np.sqrt(np.sum(x * x, axis=...)) for other norms")
     if axis is not None and len(axes) > 2:
         ctx.fail("np.linalg.norm over more than two axes is not defined", "pass one or two axes")
     if ord == 1:  # NumPy: add.reduce(abs(x), axis)

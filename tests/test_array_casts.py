@@ -1,4 +1,5 @@
 """Rows of small accepted idioms: ``np.linalg.norm(x, 2)`` / ``ord=2`` and ``ord=1`` of vectors,
+``ord="fro"`` of matrices,
 ``x.astype(float)`` / ``x.astype(np.float64)`` and ``np.float64(c)`` of a constant.
 
 Each: central differences along random directions at two sizes (``test_arrays.check``), a value
@@ -31,6 +32,14 @@ def norm_two_columns(X):
     return np.sum(np.linalg.norm(X, 2, axis=0, keepdims=True) * X)
 
 
+def norm_frobenius(X):
+    return np.linalg.norm(X, "fro") * np.sum(np.linalg.norm(X[None], ord="fro", axis=(1, 2)))
+
+
+def norm_frobenius_vector(x):
+    return np.linalg.norm(x, "fro")
+
+
 def as_float(x):
     return np.sum(np.sin(x.astype(float)) * x.astype(np.float64))
 
@@ -45,7 +54,7 @@ def float64_of_constants(X):
 
 @pytest.mark.parametrize("f, make", [
     (norm_two, vec), (norm_one, vec), (norm_one_rows, mat), (norm_two_columns, mat),
-    (as_float, vec), (float64_of_constants, mat)])
+    (norm_frobenius, mat), (as_float, vec), (float64_of_constants, mat)])
 def test_against_central_differences_at_two_sizes(f, make):
     check(f, lambda n: (make(n),), (f.__code__.co_varnames[0],))
 
@@ -59,6 +68,8 @@ def test_hand_values():
     np.testing.assert_array_equal(symgrad.grad(norm_one)(x), [15.0, -15.0, 0.0])
     X = np.array([[-2.0, -1.0, 0.0], [1.0, 2.0, 3.0]])  # row sums of |X|: 3, 6
     np.testing.assert_array_equal(symgrad.grad(norm_one_rows)(X), [[-6, -6, 0], [12, 12, 12]])
+    # |X|_F^2: 2 X
+    np.testing.assert_allclose(symgrad.grad(norm_frobenius)(X), 2 * X, rtol=1e-15)
     np.testing.assert_array_equal(symgrad.grad(as_float_constants)(np.ones(3)), [1.0, 0.0, 3.0])
     np.testing.assert_allclose(symgrad.grad(float64_of_constants)(X), 2.5 + 6.0 * X, rtol=1e-15)
 
@@ -83,11 +94,13 @@ def float64_of_array(x):
     return np.sum(np.float64(x))
 
 
+NORM_REFUSED = ("np.linalg.norm is supported without ord, of an array, with ord=1 or 2 of vectors "
+                "and ord='fro' of matrices: write np.sqrt(np.sum(x * x, axis=...)) for other norms")
+
+
 @pytest.mark.parametrize("f, what", [
-    (norm_one_matrix, "np.linalg.norm is supported without ord, of an array, and with ord=1 or "
-     "2 of vectors: write np.sqrt(np.sum(x * x, axis=...)) for other norms"),
-    (norm_three, "np.linalg.norm is supported without ord, of an array, and with ord=1 or 2 of "
-     "vectors: write np.sqrt(np.sum(x * x, axis=...)) for other norms"),
+    (norm_one_matrix, NORM_REFUSED),
+    (norm_three, NORM_REFUSED), (norm_frobenius_vector, NORM_REFUSED),
     (as_float32, ".astype is supported to float64 only (float, np.float64): symgrad computes in "
      "float64: drop it, or convert the result outside the function"),
     (as_int, ".astype is supported to float64 only (float, np.float64): symgrad computes in "
