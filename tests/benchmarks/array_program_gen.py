@@ -142,11 +142,15 @@ class Gen:
         if not options:
             return None
         items = rng.choice(options)
+        whole = len(items)  # every axis of `have` named (and the None's): `...` is then one axis
         while items and items[-1] == ":":
             items.pop()
         if not items:
             return ""
-        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:]:
+        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:] \
+                and len(items) == whole:  # else `X[..., 0]` of (n, d, n) took the last axis for
+            # the middle one (70-12: einsum of X[..., 0] as (n, d), numpy raised; the draw of the
+            # random number is kept, so a seed names the program it named, with `:` for `...`)
             items = ["..."] + items[1:]
         return f"[{', '.join(items)}]"
 
