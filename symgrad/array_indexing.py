@@ -36,7 +36,9 @@ def slice_length(d, start, stop, step):
 
 def _slice_length(d, start, stop, step):
     step = 1 if step is None else step
-    if d.is_Integer:
+    if d.is_Integer and not any(isinstance(v, sympy.Basic) and not v.is_Integer
+                                for v in (start, stop)):  # a bound of sizes (C[:len(x) - 1] of
+        # a constant C) is clamped to d below: range() takes ints only (array fuzzer 80-920)
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
     if step > 0:
         def at(v, default, clamped=True):

@@ -1,0 +1,89 @@
+"""Bugs the array fuzzer (``tests/benchmarks/fuzz_arrays.py``) found with the rows of
+``array_program_wide`` drawn (its default), each held at its right value: derived by hand,
+cross-checked with a central difference of the primal."""
+import importlib.util
+import pathlib
+import tempfile
+
+import numpy as np
+import pytest
+
+import symgrad
+from source_modules import load_module
+
+DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_found_wide_"))
+HAS = {name: importlib.util.find_spec(name) is not None for name in ("jax", "torch",
+                                                                    "array_api_compat")}
+BACKENDS = ["numpy"] + [pytest.param(b, marks=pytest.mark.skipif(
+    not HAS[lib], reason=f"{lib} not installed: pip install -e '.[{extra}]'"))
+    for b, lib, extra in (("jax", "jax", "jax"), ("torch", "torch", "torch"),
+                          ("array_api", "array_api_compat", "array-api"))]
+
+
+def _numbers(value):
+    if type(value).__module__.startswith("torch"):
+        return value.numpy()
+    return np.asarray(value, dtype=float)
+
+
+def _central(f, x, h=1e-6):
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        out[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+def _convert(backend, x):
+    if backend == "torch":
+        import torch
+        return torch.from_numpy(x)
+    if backend == "jax":
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        return jax.numpy.asarray(x)
+    return x
+
+
+SIZED_SLICES = """import numpy as np
+
+C = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+def f(x):
+    return (np.sum(C[:len(x) - 1] ** 2) * x[0] + np.sum(C[1:x.shape[0] - 1]) * x[1]
+            + np.sum(C[len(x) - 1::-1]) * x[-1] * x[0] + np.sum(C[len(x) // 2:] ** 2) * x[-1])
+"""
+
+
+def _sized_slices_by_hand(x):
+    """C[:n - 1] (clamped to C's 4 elements), C[1:n - 1], C[n - 1::-1] (from min(n - 1, 3) down),
+    C[n // 2:] summed: each a number for one n."""
+    n, C = len(x), np.array([1.0, 2.0, 3.0, 4.0])
+    a, b = np.sum(C[:n - 1] ** 2), np.sum(C[1:n - 1])
+    r, q = np.sum(C[n - 1::-1]), np.sum(C[n // 2:] ** 2)
+    g = np.zeros(n)
+    g[0] += a + r * x[-1]
+    g[1] += b
+    g[-1] += r * x[0] + q
+    return g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_constant_sliced_by_bounds_of_sizes(backend):
+    """A constant array (its size a number) sliced by bounds computed from a parameter's size,
+    ``C[:len(x) - 1]``, crashed the build (``TypeError: slice indices must be integers``: the
+    slice's length was taken with ``range(4)[:n - 1]``; array fuzzer 80-920). The bound is
+    clamped to the constant's size as Python clamps it: at n = 6, C[:5] is C."""
+    module = load_module(DIRECTORY, SIZED_SLICES, "sized_slices")
+    assert np.allclose(_sized_slices_by_hand(np.array([0.3, -0.2, 0.5])), [5.0 + 6.0 * 0.5, 2.0,
+                                                                            6.0 * 0.3 + 29.0])
+    for shapes in ({"x": ("n",)}, None):
+        gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
+        for n in (2, 3, 4, 5, 6):
+            x = np.linspace(-0.7, 0.9, n)
+            want = _sized_slices_by_hand(x)
+            assert np.allclose(_central(module.f, x), want, atol=1e-8)
+            np.testing.assert_allclose(_numbers(gf(_convert(backend, x))), want, rtol=1e-13,
+                                       atol=1e-13)
