@@ -134,3 +134,51 @@ def test_refusals_name_the_constant(f, message):
         symgrad.grad(f, wrt="x", shapes={"x": ("n",)} if f is not shifted_infinity else None)(
             np.ones(3) if f is not shifted_infinity else 1.0)
     assert caught.value.lineno and caught.value.offset
+
+
+def emptied_rows(X, y):
+    """Row 0 of X_EMPTIED has no element below 0: SciPy's logsumexp of it is -inf, its maximum
+    with -1 is -1."""
+    z = np.where(X < 0.0, X, -np.inf)
+    return np.sum(np.maximum(scipy.special.logsumexp(z, axis=1), -1.0) * y) + np.sum(y * y)
+
+
+def emptied_vector(x, y):
+    return np.exp(scipy.special.logsumexp(np.where(x < -5.0, x, -np.inf))) * y + y * y
+
+
+X_EMPTIED, Y_EMPTIED = np.array([[0.1, 0.5], [-0.3, 0.2]]), np.array([0.7, 0.2])
+# d/dy = [max(-inf, -1) + 2 y0, max(-0.3, -1) + 2 y1]; d/dX: y1 times the softmax of row 1's
+# one element kept (1) at X[1, 0], 0 elsewhere. exp(-inf) = 0, so d/dy of the second is 2 y
+EMPTIED = [(emptied_rows, (X_EMPTIED, Y_EMPTIED), ([[0.0, 0.0], [0.2, 0.0]], [0.4, 0.1])),
+           (emptied_vector, (np.array([0.1, 0.5]), 0.7), ([0.0, 0.0], 1.4))]
+
+
+def _central(f, args, k, h=1e-6):
+    a = np.asarray(args[k], dtype=float)
+    out = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        up, down = list(args), list(args)
+        up[k], down[k] = a + e, a - e
+        out[i] = (f(*up) - f(*down)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+@pytest.mark.parametrize("f, args, want", EMPTIED, ids=[c[0].__name__ for c in EMPTIED])
+def test_logsumexp_of_only_minus_infinity_is_minus_infinity(f, args, want, run):
+    """A slice of ``np.where(mask, x, -np.inf)`` with no element kept: SciPy shifts it by 0
+    (its largest is not finite), so its logsumexp is log(0) = -inf. The gradient shifted it by
+    -inf, -inf - -inf = nan: every derivative through its value was nan (d/dy of
+    ``max(logsumexp(z), -1) * y`` nan where it is -1)."""
+    with np.errstate(all="ignore"):
+        for k, w in enumerate(want):
+            np.testing.assert_allclose(_central(f, args, k), w, atol=1e-8)
+    backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    with np.errstate(all="ignore"):
+        got = symgrad.grad(f, wrt=("X", "y") if f is emptied_rows else ("x", "y"),
+                           backend=backend)(*[convert(a) for a in args])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
