@@ -147,11 +147,20 @@ def emptied_vector(x, y):
     return np.exp(scipy.special.logsumexp(np.where(x < -5.0, x, -np.inf))) * y + y * y
 
 
+def branch_on_emptied(x, y):
+    c = scipy.special.logsumexp(np.where(x < -5.0, x, -np.inf))  # -inf: the first branch
+    if c < 0.0:
+        return np.sum(x * x) * y
+    return y
+
+
 X_EMPTIED, Y_EMPTIED = np.array([[0.1, 0.5], [-0.3, 0.2]]), np.array([0.7, 0.2])
 # d/dy = [max(-inf, -1) + 2 y0, max(-0.3, -1) + 2 y1]; d/dX: y1 times the softmax of row 1's
 # one element kept (1) at X[1, 0], 0 elsewhere. exp(-inf) = 0, so d/dy of the second is 2 y
 EMPTIED = [(emptied_rows, (X_EMPTIED, Y_EMPTIED), ([[0.0, 0.0], [0.2, 0.0]], [0.4, 0.1])),
-           (emptied_vector, (np.array([0.1, 0.5]), 0.7), ([0.0, 0.0], 1.4))]
+           (emptied_vector, (np.array([0.1, 0.5]), 0.7), ([0.0, 0.0], 1.4)),
+           # (2 x y, x . x): the gradient took the other branch, (0, 1) (array fuzzer 81-720)
+           (branch_on_emptied, (np.array([0.1, 0.5]), 0.7), ([0.14, 0.7], 0.26))]
 
 
 def _central(f, args, k, h=1e-6):
@@ -172,7 +181,8 @@ def test_logsumexp_of_only_minus_infinity_is_minus_infinity(f, args, want, run):
     """A slice of ``np.where(mask, x, -np.inf)`` with no element kept: SciPy shifts it by 0
     (its largest is not finite), so its logsumexp is log(0) = -inf. The gradient shifted it by
     -inf, -inf - -inf = nan: every derivative through its value was nan (d/dy of
-    ``max(logsumexp(z), -1) * y`` nan where it is -1)."""
+    ``max(logsumexp(z), -1) * y`` nan where it is -1), and a branch on it took the side the
+    primal does not (nan < 0 is False, -inf < 0 True: array fuzzer 81-720)."""
     with np.errstate(all="ignore"):
         for k, w in enumerate(want):
             np.testing.assert_allclose(_central(f, args, k), w, atol=1e-8)
