@@ -87,3 +87,30 @@ def test_a_constant_sliced_by_bounds_of_sizes(backend):
             assert np.allclose(_central(module.f, x), want, atol=1e-8)
             np.testing.assert_allclose(_numbers(gf(_convert(backend, x))), want, rtol=1e-13,
                                        atol=1e-13)
+
+
+RANGE_IN_A_CONDITION = """import numpy as np
+
+C = np.array([0.722, 0.962, 0.837, 0.531])
+
+
+def f(X):
+    return np.sqrt(np.sum(X * np.where(np.arange(len(X)) != 1, C, 0.0)))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_range_of_a_size_in_a_condition(backend):
+    """``np.arange(len(X))`` in a condition, ``len(X)`` fixed to 4 by ``X * C``: the size is read
+    as written there (``AsWritten``), and np.arange refused it ("takes numbers or sizes known
+    when the gradient is built") under ``shapes={"X": ("n",)}`` and at the call, where
+    ``shapes={"X": (4,)}`` built (array fuzzer 82-514). The gradient is w / (2 sqrt(X . w)),
+    w = C with w[1] = 0."""
+    module = load_module(DIRECTORY, RANGE_IN_A_CONDITION, "range_in_a_condition")
+    X = np.array([0.1, 0.2, 0.3, 0.4])
+    w = np.array([0.722, 0.0, 0.837, 0.531])
+    want = w / (2.0 * np.sqrt(X @ w))
+    assert np.allclose(_central(module.f, X), want, atol=1e-8)
+    for shapes in ({"X": (4,)}, {"X": ("n",)}, None):
+        gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
+        np.testing.assert_allclose(_numbers(gf(_convert(backend, X))), want, rtol=1e-13)
