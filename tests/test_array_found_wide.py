@@ -10,6 +10,7 @@ import pytest
 
 import symgrad
 from source_modules import load_module
+from test_backends import RUNS, _library, _to_numpy
 
 DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_found_wide_"))
 HAS = {name: importlib.util.find_spec(name) is not None for name in ("jax", "torch",
@@ -114,3 +115,41 @@ def test_a_range_of_a_size_in_a_condition(backend):
     for shapes in ({"X": (4,)}, {"X": ("n",)}, None):
         gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
         np.testing.assert_allclose(_numbers(gf(_convert(backend, X))), want, rtol=1e-13)
+
+
+OF_SIZES_ONLY = """import numpy as np
+
+
+def f(X, v):
+    return np.mean(v[len(X) // 2:] ** 2) + np.logaddexp(1.5 / (1.0 + X.size), 2.0) * np.sum(v)
+"""
+
+
+def _of_sizes_by_hand(X, v):
+    """2 v_i / (d - d // 2) on the last d - d // 2 elements, plus logaddexp(1.5 / (1 + 2 d), 2)
+    on every one; nothing for X (only its sizes are read)."""
+    d = len(v)
+    gv = np.full(d, np.logaddexp(1.5 / (1.0 + X.size), 2.0))
+    gv[d // 2:] += 2.0 * v[d // 2:] / (d - d // 2)
+    return np.zeros_like(X), gv
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+def test_functions_of_sizes_only_on_every_backend(run):
+    """Values of the sizes only are Python numbers in the generated code: the slice's clamped
+    length max(0, d - d // 2) was printed torch.clamp(0.0, min=...) and xp.maximum(0.0, ...),
+    and logaddexp(1.5 / (1 + X.size), 2) as torch.exp / xp.exp of a float; PyTorch's and the
+    Array API's functions take arrays (TypeError: array fuzzer 83-2, 83-213). Now Python's
+    max / min, and the function of a 0-d array of the reference dtype."""
+    module = load_module(DIRECTORY, OF_SIZES_ONLY, "of_sizes_only")
+    rng = np.random.default_rng(83)
+    backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    gf = symgrad.grad(module.f, wrt=("X", "v"), shapes={"X": ("d", 2), "v": ("d",)},
+                      backend=backend)
+    for d in (2, 3, 5):
+        X, v = rng.uniform(-1.0, 1.0, (d, 2)), rng.uniform(-1.0, 1.0, d)
+        want = _of_sizes_by_hand(X, v)
+        assert np.allclose(_central(lambda a: module.f(X, a), v), want[1], atol=1e-8)
+        got = gf(convert(X), convert(v))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
