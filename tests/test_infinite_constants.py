@@ -154,13 +154,29 @@ def branch_on_emptied(x, y):
     return y
 
 
+def emptied_product(X):
+    """Nothing below -5: every row's logsumexp is -inf, tanh of it -1: the gradient is 2 X."""
+    z = np.where(X < -5.0, X[:, :1] * X, -np.inf)
+    return np.sum(np.tanh(scipy.special.logsumexp(z, axis=1))) + np.sum(X * X)
+
+
+def emptied_roll(v):
+    """logaddexp(-inf, v . v) = v . v: the gradient is 2 v."""
+    return np.logaddexp(scipy.special.logsumexp(np.where(v < -5.0, np.roll(v, 1), -np.inf)),
+                        np.sum(v * v))
+
+
 X_EMPTIED, Y_EMPTIED = np.array([[0.1, 0.5], [-0.3, 0.2]]), np.array([0.7, 0.2])
 # d/dy = [max(-inf, -1) + 2 y0, max(-0.3, -1) + 2 y1]; d/dX: y1 times the softmax of row 1's
 # one element kept (1) at X[1, 0], 0 elsewhere. exp(-inf) = 0, so d/dy of the second is 2 y
 EMPTIED = [(emptied_rows, (X_EMPTIED, Y_EMPTIED), ([[0.0, 0.0], [0.2, 0.0]], [0.4, 0.1])),
            (emptied_vector, (np.array([0.1, 0.5]), 0.7), ([0.0, 0.0], 1.4)),
            # (2 x y, x . x): the gradient took the other branch, (0, 1) (array fuzzer 81-720)
-           (branch_on_emptied, (np.array([0.1, 0.5]), 0.7), ([0.14, 0.7], 0.26))]
+           (branch_on_emptied, (np.array([0.1, 0.5]), 0.7), ([0.14, 0.7], 0.26)),
+           # a factor of the kept side (X[:, :1]) or a roll of it: 1 / total * 0 was 0 / 0
+           (emptied_product, (X_EMPTIED,), (2.0 * X_EMPTIED,)),
+           (emptied_roll, (np.array([0.3, -0.2, 0.5]),), ([0.6, -0.4, 1.0],))]
+WRT = {emptied_rows: ("X", "y"), emptied_product: ("X",), emptied_roll: ("v",)}
 
 
 def _central(f, args, k, h=1e-6):
@@ -182,13 +198,18 @@ def test_logsumexp_of_only_minus_infinity_is_minus_infinity(f, args, want, run):
     (its largest is not finite), so its logsumexp is log(0) = -inf. The gradient shifted it by
     -inf, -inf - -inf = nan: every derivative through its value was nan (d/dy of
     ``max(logsumexp(z), -1) * y`` nan where it is -1), and a branch on it took the side the
-    primal does not (nan < 0 is False, -inf < 0 True: array fuzzer 81-720)."""
+    primal does not (nan < 0 is False, -inf < 0 True: array fuzzer 81-720). Its derivative
+    there, exp(x - shift) / total, is 0 / 0: taken as 0 (nan through a factor of the kept side,
+    ``np.where(c, a * X, -np.inf)``, or a roll, where the mask is not around the product: 80-35,
+    81-627)."""
     with np.errstate(all="ignore"):
         for k, w in enumerate(want):
             np.testing.assert_allclose(_central(f, args, k), w, atol=1e-8)
     backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
     with np.errstate(all="ignore"):
-        got = symgrad.grad(f, wrt=("X", "y") if f is emptied_rows else ("x", "y"),
-                           backend=backend)(*[convert(a) for a in args])
+        got = symgrad.grad(f, wrt=WRT.get(f, ("x", "y")), backend=backend)(
+            *[convert(a) for a in args])
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
