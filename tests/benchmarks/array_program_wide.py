@@ -222,7 +222,8 @@ def _sized(gen, shape, depth):
     size, pre = gen.size_text(label), ":, " * p
     red = rng.choice(["np.sum", "np.max", "np.mean"])
     fmt = rng.choice([f"({{0}})[{pre}{size} // 2]", f"({{0}})[{pre}{size} - 1]",
-                      f"({{0}})[{pre}{size} - 2] * 0.5", f"{red}(({{0}})[{pre}:{size} - 1], axis={p})",
+                      f"({{0}})[{pre}{size} - 2] * 0.5",
+                      f"{red}(({{0}})[{pre}:{size} - 1], axis={p})",
                       f"{red}(({{0}})[{pre}{size} // 2:], axis={p})",
                       f"np.sum(({{0}})[{pre}1:{size} - 1], axis={p})"])
     return _node(gen, shape, fmt, [gen.expr(inner, depth)])
