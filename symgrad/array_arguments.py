@@ -70,6 +70,24 @@ class Arguments:
         named after ``name`` in the generated code."""
         return self.reader.constant_array(array, self.node, self.frame, name)
 
+    def may_be_infinite(self, expr):
+        """Whether ``expr`` holds an infinite constant (``np.where(mask, x, -np.inf)``), itself or
+        through the names it reads: a reduction of it may meet only infinities."""
+        from .program import Assignment
+        made = {a.target: a.expr for a in self.reader.assignments if isinstance(a, Assignment)}
+        seen, stack = set(), [expr]
+        while stack:
+            e = stack.pop()
+            if not isinstance(e, sympy.Basic) or e in seen:
+                continue
+            seen.add(e)
+            if e in (sympy.oo, -sympy.oo):
+                return True
+            stack.extend(e.args)
+            if e in made:
+                stack.append(made[e])
+        return False
+
     def condition(self, value):
         if is_condition(value):
             return value

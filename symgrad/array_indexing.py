@@ -12,6 +12,7 @@ from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
 from .shapes import from_two
+from .written import AsWritten
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -36,7 +37,9 @@ def slice_length(d, start, stop, step):
 
 def _slice_length(d, start, stop, step):
     step = 1 if step is None else step
-    if d.is_Integer:
+    if d.is_Integer and not any(isinstance(v, sympy.Basic) and not v.is_Integer
+                                for v in (start, stop)):  # a bound of sizes (C[:len(x) - 1] of
+        # a constant C) is clamped to d below: range() takes ints only (array fuzzer 80-920)
         return sympy.Integer(len(range(int(d))[slice(start, stop, step)]))
     if step > 0:
         def at(v, default, clamped=True):
@@ -320,6 +323,8 @@ def _read_array(ctx, object, dtype=None):
 def _read_arange(ctx, start, stop=None, step=None, dtype=None):
     values = (sympy.Integer(0), start, sympy.Integer(1)) if stop is None else (
         start, stop, sympy.Integer(1) if step is None else step)
+    values = tuple(v.args[0] if isinstance(v, AsWritten) else v for v in values)  # a size the
+    # build fixed, read in a condition (np.arange(len(x)) != 1 with len(x) 4), as new_shape takes
     for v in values:
         if not isinstance(v, sympy.Expr) or not (v.is_Number or v.is_integer) or ctx.shape(v):
             ctx.fail("np.arange takes numbers or sizes known when the gradient is built",

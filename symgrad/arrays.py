@@ -261,8 +261,13 @@ def _read_logaddexp(ctx, x1, x2):
 def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: the largest element along the axes, stopped (a shift that
     cancels in the value and is a constant to differentiation), plus the log of the sum of the
-    shifted exponentials, so it never overflows; its gradient is the softmax along the axes."""
-    from .functions import StopGradient
+    shifted exponentials, so it never overflows; its gradient is the softmax along the axes. Of
+    an array holding an infinite constant, the shift is 0 where the largest is infinite, as
+    SciPy shifts: a slice of -inf only is -inf (shifted by -inf it was nan, and so was every
+    derivative through its value: exp(logsumexp(...)) * y had d/dy nan, not 0); and its
+    derivative there, exp(x - shift) / total = 0 / 0, is 0: the value is stopped, plus
+    (total - stopped total) / (total, or 1 where it is 0), which is 0 and has that derivative."""
+    from .functions import StopGradient, Value
     if b is not None or return_sign is not False:
         ctx.fail("scipy.special.logsumexp with b= or return_sign= is not supported",
                  "fold b into the exponent: logsumexp(x + np.log(b))")
@@ -272,10 +277,19 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
         return x
     axes, keep = ctx.axes(axis, len(shape)), ctx.flag(keepdims)
     largest = ctx.bind(reduce_(MAX, x, axes, True, len(shape)), "largest")
+    infinite = ctx.may_be_infinite(x)
+    if infinite:  # SciPy's shift: 0 where the largest is infinite (every element
+        # -inf: the value is log(0) = -inf, not -inf - -inf = nan)
+        finite = (Value(-sympy.oo) < Value(largest)) & (Value(largest) < Value(sympy.oo))
+        largest = ctx.bind(sympy.Piecewise((largest, finite), (0, True)), "largest")
     total = ctx.bind(reduce_(SUM, sympy.exp(x - StopGradient(largest)), axes, keep, len(shape)),
                      "total")
     if not keep:
         largest = ctx.bind(reshape(largest, ctx.shape(total)), "largest")
+    if infinite:  # the derivative exp(x - shift) / total is 0 / 0 on a slice of -inf only: 0 there
+        safe = ctx.bind(sympy.Piecewise((total, Value(total) > 0), (1, True)), "total")
+        return StopGradient(sympy.log(total) + StopGradient(largest)) + (
+            total - StopGradient(total)) / StopGradient(safe)
     return sympy.log(total) + StopGradient(largest)
 
 

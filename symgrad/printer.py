@@ -306,6 +306,11 @@ class Printer(ArithmeticPrinting):
             args = tuple(same[0] for same in repeated(args).values())  # never changes the result
             if len(args) == 1:
                 return self.node(args[0])
+        if self.vectorised and isinstance(e, (sympy.Max, sympy.Min)) and self.plain(e):
+            # of sizes and numbers only (a slice's clamped length, 1 / max(0, n - n // 2)):
+            # Python's, as the shapes are; torch.clamp and the Array API's maximum take arrays
+            return ast.Call(ast.Name("max" if isinstance(e, sympy.Max) else "min", ast.Load()),
+                            [self.node(a) for a in args], [])
         if self.vectorised and printed in ("np.maximum", "np.minimum"):
             return self.extrema(printed, args)
         if printed == TORCH_POLYGAMMA and args[0] == 1:  # torch's trigamma: 5e-10 relative
@@ -313,8 +318,12 @@ class Printer(ArithmeticPrinting):
         if printed == SCIPY_POLYGAMMA and self.lazy:  # a ufunc, for Dask: polygamma is not
             return self.lazy_polygamma(int(args[0]), args[1])
         integers = getattr(type(e), "integer_arguments", ())  # polygamma's order: an int
-        return self.named_call(printed, [self.number(int(a)) if k in integers else self.node(a)
-                                         for k, a in enumerate(args)])
+        wrap = self.vectorised and self.backend in ("torch", "array_api") and self.plain(e)
+        # of sizes and numbers only (exp(1.5 / (n ** 3 + 1.0)): a Python float; PyTorch's and
+        # the Array API's functions take arrays): an array of the reference dtype (83-213),
+        # by asarray, which takes a function's array of sizes too (log1p(exp(...)))
+        return self.named_call(printed, [self.number(int(a)) if k in integers else (
+            self.as_array(self.node(a)) if wrap else self.node(a)) for k, a in enumerate(args)])
 
     def lazy_polygamma(self, n, x):
         """``scipy.special.polygamma(n, x)`` as SciPy computes it, ``(-1) ** (n + 1) n! zeta(n +
@@ -423,6 +432,12 @@ class Printer(ArithmeticPrinting):
                      if p}
             self._elementwise = names | set(self.guarded_names())
         return self._elementwise
+
+    def as_array(self, value):
+        """``value`` (an ``ast``: a number or an array) as an array of the reference dtype."""
+        from .array_backend_values import like_reference
+        return ast.Call(self.name("np.asarray"), [value], [ast.keyword(k, v) for k, v in
+                                                          like_reference(self)])
 
     def new_array(self, value):
         """``value`` (an ``ast``) as an array of the reference parameter's dtype and device."""

@@ -134,3 +134,82 @@ def test_refusals_name_the_constant(f, message):
         symgrad.grad(f, wrt="x", shapes={"x": ("n",)} if f is not shifted_infinity else None)(
             np.ones(3) if f is not shifted_infinity else 1.0)
     assert caught.value.lineno and caught.value.offset
+
+
+def emptied_rows(X, y):
+    """Row 0 of X_EMPTIED has no element below 0: SciPy's logsumexp of it is -inf, its maximum
+    with -1 is -1."""
+    z = np.where(X < 0.0, X, -np.inf)
+    return np.sum(np.maximum(scipy.special.logsumexp(z, axis=1), -1.0) * y) + np.sum(y * y)
+
+
+def emptied_vector(x, y):
+    return np.exp(scipy.special.logsumexp(np.where(x < -5.0, x, -np.inf))) * y + y * y
+
+
+def branch_on_emptied(x, y):
+    c = scipy.special.logsumexp(np.where(x < -5.0, x, -np.inf))  # -inf: the first branch
+    if c < 0.0:
+        return np.sum(x * x) * y
+    return y
+
+
+def emptied_product(X):
+    """Nothing below -5: every row's logsumexp is -inf, tanh of it -1: the gradient is 2 X."""
+    z = np.where(X < -5.0, X[:, :1] * X, -np.inf)
+    return np.sum(np.tanh(scipy.special.logsumexp(z, axis=1))) + np.sum(X * X)
+
+
+def emptied_roll(v):
+    """logaddexp(-inf, v . v) = v . v: the gradient is 2 v."""
+    return np.logaddexp(scipy.special.logsumexp(np.where(v < -5.0, np.roll(v, 1), -np.inf)),
+                        np.sum(v * v))
+
+
+X_EMPTIED, Y_EMPTIED = np.array([[0.1, 0.5], [-0.3, 0.2]]), np.array([0.7, 0.2])
+# d/dy = [max(-inf, -1) + 2 y0, max(-0.3, -1) + 2 y1]; d/dX: y1 times the softmax of row 1's
+# one element kept (1) at X[1, 0], 0 elsewhere. exp(-inf) = 0, so d/dy of the second is 2 y
+EMPTIED = [(emptied_rows, (X_EMPTIED, Y_EMPTIED), ([[0.0, 0.0], [0.2, 0.0]], [0.4, 0.1])),
+           (emptied_vector, (np.array([0.1, 0.5]), 0.7), ([0.0, 0.0], 1.4)),
+           # (2 x y, x . x): the gradient took the other branch, (0, 1) (array fuzzer 81-720)
+           (branch_on_emptied, (np.array([0.1, 0.5]), 0.7), ([0.14, 0.7], 0.26)),
+           # a factor of the kept side (X[:, :1]) or a roll of it: 1 / total * 0 was 0 / 0
+           (emptied_product, (X_EMPTIED,), (2.0 * X_EMPTIED,)),
+           (emptied_roll, (np.array([0.3, -0.2, 0.5]),), ([0.6, -0.4, 1.0],))]
+WRT = {emptied_rows: ("X", "y"), emptied_product: ("X",), emptied_roll: ("v",)}
+
+
+def _central(f, args, k, h=1e-6):
+    a = np.asarray(args[k], dtype=float)
+    out = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        up, down = list(args), list(args)
+        up[k], down[k] = a + e, a - e
+        out[i] = (f(*up) - f(*down)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+@pytest.mark.parametrize("f, args, want", EMPTIED, ids=[c[0].__name__ for c in EMPTIED])
+def test_logsumexp_of_only_minus_infinity_is_minus_infinity(f, args, want, run):
+    """A slice of ``np.where(mask, x, -np.inf)`` with no element kept: SciPy shifts it by 0
+    (its largest is not finite), so its logsumexp is log(0) = -inf. The gradient shifted it by
+    -inf, -inf - -inf = nan: every derivative through its value was nan (d/dy of
+    ``max(logsumexp(z), -1) * y`` nan where it is -1), and a branch on it took the side the
+    primal does not (nan < 0 is False, -inf < 0 True: array fuzzer 81-720). Its derivative
+    there, exp(x - shift) / total, is 0 / 0: taken as 0 (nan through a factor of the kept side,
+    ``np.where(c, a * X, -np.inf)``, or a roll, where the mask is not around the product: 80-35,
+    81-627)."""
+    with np.errstate(all="ignore"):
+        for k, w in enumerate(want):
+            np.testing.assert_allclose(_central(f, args, k), w, atol=1e-8)
+    backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    with np.errstate(all="ignore"):
+        got = symgrad.grad(f, wrt=WRT.get(f, ("x", "y")), backend=backend)(
+            *[convert(a) for a in args])
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)

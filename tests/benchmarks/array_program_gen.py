@@ -142,11 +142,15 @@ class Gen:
         if not options:
             return None
         items = rng.choice(options)
+        whole = len(items)  # every axis of `have` named (and the None's): `...` is then one axis
         while items and items[-1] == ":":
             items.pop()
         if not items:
             return ""
-        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:]:
+        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:] \
+                and len(items) == whole:  # else `X[..., 0]` of (n, d, n) took the last axis for
+            # the middle one (70-12: einsum of X[..., 0] as (n, d), numpy raised; the draw of the
+            # random number is kept, so a seed names the program it named, with `:` for `...`)
             items = ["..."] + items[1:]
         return f"[{', '.join(items)}]"
 
@@ -219,7 +223,7 @@ class Gen:
                   (self.layout, 2), (self.indexing, 2), (self.joined, 1), (self.linalg, 1),
                   (self.cumulative, 1), (self.helper, 1), (self.sizes, 1), (self.gathered, 2)]
         if self.wide:
-            makers.append((lambda s, d: array_program_wide.maker(self, s, d), 3))
+            makers.append((lambda s, d: array_program_wide.maker(self, s, d), 5))
         while True:
             maker = rng.choices([m for m, _ in makers], [w for _, w in makers])[0]
             node = maker(shape, depth - 1)
@@ -232,7 +236,8 @@ class Gen:
             array_program_wide.UNARY if self.wide else [])
         if not shape:  # a scalar parameter is a Python float: no array methods
             table = [t for t in table if not any(m in t for m in (").clip",)
-                                                 + array_program_wide.METHODS)]
+                                                 + array_program_wide.METHODS
+                                                 + array_program_wide.NOT_SCALAR)]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
     def parent(self, shape):
@@ -375,6 +380,8 @@ class Gen:
             items = [":"] * p + ["None"]
             if p == len(shape) - 1 and rng.random() < 0.5:
                 items = ["...", "None"]
+            if not inner:  # a 0-d value may be a Python float: not subscriptable (g-1509)
+                return Node(shape, "np.expand_dims({0}, 0)", [self.expr(inner, depth)])
             return Node(shape, f"({{0}})[{', '.join(items)}]", [self.expr(inner, depth)])
         if kind == "reshape" and shape:
             same = [n for n, s in sorted(self.params.items()) if s == shape]

@@ -117,8 +117,9 @@ def _plain_leaf(program, shape):
     return Node(shape, f"np.full({gen.shape_text(shape)}, 0.5)")
 
 
-def draw(rng, special=True, wide=False):
-    """A random ``Program`` (``rng`` a ``random.Random``)."""
+def draw(rng, special=True, wide=True):
+    """A random ``Program`` (``rng`` a ``random.Random``; ``wide``: also the rows of
+    ``array_program_wide``, ``False`` for ``--narrow``)."""
     labels = list(NAMED[:rng.choice([1, 2, 2, 3])])
     fixed = {a: rng.randint(2, 4) for a in labels if rng.random() < 0.25}
     names = ["X", "v", "W", "s"]

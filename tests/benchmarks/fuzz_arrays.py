@@ -5,6 +5,11 @@ Not collected by pytest; run by hand from the repository:
 
     nice python tests/benchmarks/fuzz_arrays.py --seconds 600 --seed N [--backends jax torch ...]
 
+(``--backends`` with no names: the numpy gradient only; without ``--backends``: every backend.)
+The programs draw the rows of ``array_program_wide`` too; ``--narrow`` leaves them out, giving
+the programs the first generator drew for a seed (``--wide``, once needed for them, is now the
+default and a no-op).
+
 Program ``N`` of a run is drawn (``array_programs.draw``) from the seed string
 ``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
 3-17 ...`` checks (and minimises) only the programs named. Each program is written to a module
@@ -541,8 +546,10 @@ def main(argv=None):
     parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
     parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
-    parser.add_argument("--wide", action="store_true", help="also the rows of "
-                        "array_program_wide (another program for a seed)")
+    parser.add_argument("--narrow", action="store_true", help="without the rows of "
+                        "array_program_wide: the first generator's programs (its seeds replay)")
+    parser.add_argument("--wide", action="store_true", help="the default (the rows of "
+                        "array_program_wide drawn); kept so older commands run")
     options = parser.parse_args(argv)
     backends = Backends(options.backends)
     start = time.monotonic()
@@ -556,7 +563,7 @@ def main(argv=None):
             break
         n += 1
         program = array_programs.draw(random.Random(name), special=not options.no_special,
-                                      wide=options.wide)
+                                      wide=not options.narrow)
         counts["programs"] = counts.get("programs", 0) + 1
         try:
             failures = check(program, name, backends, counts)

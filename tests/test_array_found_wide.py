@@ -1,0 +1,155 @@
+"""Bugs the array fuzzer (``tests/benchmarks/fuzz_arrays.py``) found with the rows of
+``array_program_wide`` drawn (its default), each held at its right value: derived by hand,
+cross-checked with a central difference of the primal."""
+import importlib.util
+import pathlib
+import tempfile
+
+import numpy as np
+import pytest
+
+import symgrad
+from source_modules import load_module
+from test_backends import RUNS, _library, _to_numpy
+
+DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_found_wide_"))
+HAS = {name: importlib.util.find_spec(name) is not None for name in ("jax", "torch",
+                                                                    "array_api_compat")}
+BACKENDS = ["numpy"] + [pytest.param(b, marks=pytest.mark.skipif(
+    not HAS[lib], reason=f"{lib} not installed: pip install -e '.[{extra}]'"))
+    for b, lib, extra in (("jax", "jax", "jax"), ("torch", "torch", "torch"),
+                          ("array_api", "array_api_compat", "array-api"))]
+
+
+def _numbers(value):
+    if type(value).__module__.startswith("torch"):
+        return value.numpy()
+    return np.asarray(value, dtype=float)
+
+
+def _central(f, x, h=1e-6):
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        out[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+def _convert(backend, x):
+    if backend == "torch":
+        import torch
+        return torch.from_numpy(x)
+    if backend == "jax":
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        return jax.numpy.asarray(x)
+    return x
+
+
+SIZED_SLICES = """import numpy as np
+
+C = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+def f(x):
+    return (np.sum(C[:len(x) - 1] ** 2) * x[0] + np.sum(C[1:x.shape[0] - 1]) * x[1]
+            + np.sum(C[len(x) - 1::-1]) * x[-1] * x[0] + np.sum(C[len(x) // 2:] ** 2) * x[-1])
+"""
+
+
+def _sized_slices_by_hand(x):
+    """C[:n - 1] (clamped to C's 4 elements), C[1:n - 1], C[n - 1::-1] (from min(n - 1, 3) down),
+    C[n // 2:] summed: each a number for one n."""
+    n, C = len(x), np.array([1.0, 2.0, 3.0, 4.0])
+    a, b = np.sum(C[:n - 1] ** 2), np.sum(C[1:n - 1])
+    r, q = np.sum(C[n - 1::-1]), np.sum(C[n // 2:] ** 2)
+    g = np.zeros(n)
+    g[0] += a + r * x[-1]
+    g[1] += b
+    g[-1] += r * x[0] + q
+    return g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_constant_sliced_by_bounds_of_sizes(backend):
+    """A constant array (its size a number) sliced by bounds computed from a parameter's size,
+    ``C[:len(x) - 1]``, crashed the build (``TypeError: slice indices must be integers``: the
+    slice's length was taken with ``range(4)[:n - 1]``; array fuzzer 80-920). The bound is
+    clamped to the constant's size as Python clamps it: at n = 6, C[:5] is C."""
+    module = load_module(DIRECTORY, SIZED_SLICES, "sized_slices")
+    assert np.allclose(_sized_slices_by_hand(np.array([0.3, -0.2, 0.5])), [5.0 + 6.0 * 0.5, 2.0,
+                                                                            6.0 * 0.3 + 29.0])
+    for shapes in ({"x": ("n",)}, None):
+        gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
+        for n in (2, 3, 4, 5, 6):
+            x = np.linspace(-0.7, 0.9, n)
+            want = _sized_slices_by_hand(x)
+            assert np.allclose(_central(module.f, x), want, atol=1e-8)
+            np.testing.assert_allclose(_numbers(gf(_convert(backend, x))), want, rtol=1e-13,
+                                       atol=1e-13)
+
+
+RANGE_IN_A_CONDITION = """import numpy as np
+
+C = np.array([0.722, 0.962, 0.837, 0.531])
+
+
+def f(X):
+    return np.sqrt(np.sum(X * np.where(np.arange(len(X)) != 1, C, 0.0)))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_range_of_a_size_in_a_condition(backend):
+    """``np.arange(len(X))`` in a condition, ``len(X)`` fixed to 4 by ``X * C``: the size is read
+    as written there (``AsWritten``), and np.arange refused it ("takes numbers or sizes known
+    when the gradient is built") under ``shapes={"X": ("n",)}`` and at the call, where
+    ``shapes={"X": (4,)}`` built (array fuzzer 82-514). The gradient is w / (2 sqrt(X . w)),
+    w = C with w[1] = 0."""
+    module = load_module(DIRECTORY, RANGE_IN_A_CONDITION, "range_in_a_condition")
+    X = np.array([0.1, 0.2, 0.3, 0.4])
+    w = np.array([0.722, 0.0, 0.837, 0.531])
+    want = w / (2.0 * np.sqrt(X @ w))
+    assert np.allclose(_central(module.f, X), want, atol=1e-8)
+    for shapes in ({"X": (4,)}, {"X": ("n",)}, None):
+        gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
+        np.testing.assert_allclose(_numbers(gf(_convert(backend, X))), want, rtol=1e-13)
+
+
+OF_SIZES_ONLY = """import numpy as np
+
+
+def f(X, v):
+    return np.mean(v[len(X) // 2:] ** 2) + np.logaddexp(1.5 / (1.0 + X.size), 2.0) * np.sum(v)
+"""
+
+
+def _of_sizes_by_hand(X, v):
+    """2 v_i / (d - d // 2) on the last d - d // 2 elements, plus logaddexp(1.5 / (1 + 2 d), 2)
+    on every one; nothing for X (only its sizes are read)."""
+    d = len(v)
+    gv = np.full(d, np.logaddexp(1.5 / (1.0 + X.size), 2.0))
+    gv[d // 2:] += 2.0 * v[d // 2:] / (d - d // 2)
+    return np.zeros_like(X), gv
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+def test_functions_of_sizes_only_on_every_backend(run):
+    """Values of the sizes only are Python numbers in the generated code: the slice's clamped
+    length max(0, d - d // 2) was printed torch.clamp(0.0, min=...) and xp.maximum(0.0, ...),
+    and logaddexp(1.5 / (1 + X.size), 2) as torch.exp / xp.exp of a float; PyTorch's and the
+    Array API's functions take arrays (TypeError: array fuzzer 83-2, 83-213). Now Python's
+    max / min, and the function of a 0-d array of the reference dtype."""
+    module = load_module(DIRECTORY, OF_SIZES_ONLY, "of_sizes_only")
+    rng = np.random.default_rng(83)
+    backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    gf = symgrad.grad(module.f, wrt=("X", "v"), shapes={"X": ("d", 2), "v": ("d",)},
+                      backend=backend)
+    for d in (2, 3, 5):
+        X, v = rng.uniform(-1.0, 1.0, (d, 2)), rng.uniform(-1.0, 1.0, d)
+        want = _of_sizes_by_hand(X, v)
+        assert np.allclose(_central(lambda a: module.f(X, a), v), want[1], atol=1e-8)
+        got = gf(convert(X), convert(v))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
