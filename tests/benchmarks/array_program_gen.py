@@ -230,8 +230,9 @@ class Gen:
     def unary(self, shape, depth):
         table = UNARY + (SPECIAL if self.special else []) + (
             array_program_wide.UNARY if self.wide else [])
-        if not shape:  # a scalar parameter is a Python float: no array methods
-            table = [t for t in table if not any(m in t for m in (").clip",)
+        if not shape:  # a scalar parameter is a Python float: no array methods, no `~` of
+            # its condition (~True is -2: symgrad refuses it, as documented; fuzz 90-35)
+            table = [t for t in table if not any(m in t for m in (").clip", "~(")
                                                  + array_program_wide.METHODS)]
         return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
 
