@@ -42,7 +42,8 @@ the differences are finite), ``shape`` (a result not of its parameter's shape), 
 than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of those for a program
 of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
-``documented``). Each failure kind (and backend) keeps its first reproducers, minimised
+``documented``), ``dtype`` (a ``jax``/``jax.jit`` gradient called with float32 arguments,
+at a program's first point, returning another dtype). Each failure kind (and backend) keeps its first reproducers, minimised
 (``Program.shrunk``) for ``--shrink-seconds`` each.
 """
 import argparse
@@ -64,6 +65,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tests/: source_modules
+sys.path.insert(2, str(Path(__file__).resolve().parents[2]))  # this checkout's symgrad, not
+# an installed one (an editable install of another worktree)
 
 import array_programs  # noqa: E402
 from source_modules import load_module  # noqa: E402
@@ -74,7 +77,7 @@ ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict"
                 "dask", "array_api-dask")
 DASK = ("dask", "array_api-dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
-         "backend-crash", "backend-refusal")
+         "backend-crash", "backend-refusal", "dtype")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'",
               "Dask has no sort")  # np.sort / np.argsort on Dask: docs/backends.md, Dask
@@ -314,6 +317,13 @@ class Backends:
             return self.torch.from_numpy(a)
         raise AssertionError(run)
 
+    def float32_dtypes(self, run, gf, args):
+        """The result dtypes of a JAX gradient called with float32 arguments (a scalar one as a
+        0-d float32 array: a Python float is float64): float32 in must give float32 out."""
+        converted = [self.jnp.asarray(a, dtype=self.jnp.float32) for a in args]
+        result = (self.jax.jit(gf) if run == "jax.jit" else gf)(*converted)
+        return [str(r.dtype) for r in (result if isinstance(result, tuple) else (result,))]
+
     def call(self, run, gf, args):
         converted = [self.convert(run, a) for a in args]
         if run == "jax.jit":
@@ -465,6 +475,22 @@ def check(program, name, backends, counts=None, only=None):
                     failures.append(Failure("mismatch", run, "backend differs from numpy",
                                             grads, got, where))
                     del gradients[run]
+                    continue
+                if run in ("jax", "jax.jit") and points == 1:  # dtypes: at the first point
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            dtypes = backends.float32_dtypes(run, gf, args)
+                    except Exception as error:
+                        f = classify_build_error(error, run)
+                        if f is not None:
+                            f.detail, f.where = "float32 arguments: " + f.detail, where
+                            failures.append(f)
+                        continue
+                    if any(d != "float32" for d in dtypes):
+                        failures.append(Failure("dtype", run, "float32 arguments, results "
+                                                "of another dtype", ["float32"] * len(dtypes),
+                                                dtypes, where))
     counts["points"] = counts.get("points", 0) + points
     if only is not None:
         failures = [f for f in failures if (f.kind, f.backend) == tuple(only)]
