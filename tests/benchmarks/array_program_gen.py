@@ -142,11 +142,15 @@ class Gen:
         if not options:
             return None
         items = rng.choice(options)
+        whole = len(items)
         while items and items[-1] == ":":
             items.pop()
         if not items:
             return ""
-        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:]:
+        if len(items) >= 2 and items[0] == ":" and rng.random() < 0.3 and ":" not in items[1:] \
+                and len(items) == whole:  # `...` for the first axis only where the items
+            # index every axis (fuzz 94-6: v[:, None, 1] of a (n, d, 1) v was printed
+            # v[..., None, 1], the 1 then indexing the last axis, of size 1)
             items = ["..."] + items[1:]
         return f"[{', '.join(items)}]"
 
