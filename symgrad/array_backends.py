@@ -104,6 +104,15 @@ def _arange(printer, node):
     return call
 
 
+def _positions(printer, node):
+    """``xp.arange(n, device=device(x))``: the library's default ints (as ``xp.argmax`` returns),
+    on the reference parameter's device."""
+    from .array_backend_values import _device
+    from .array_nodes import int_ast
+    keywords = [("device", _device(printer))] if printer.reference is not None else []
+    return _call(printer, "np.arange", [int_ast(node.params[0])], keywords)
+
+
 def _eye(printer, node):
     from .array_nodes import int_ast
     rows, columns = node.params
@@ -224,6 +233,7 @@ for _backend in ("torch", "array_api"):
                      ("index", _backend): _array_index})
 PRINTERS[("index", "torch")] = PRINTERS[("index", "array_api")] = _flipping_index
 PRINTERS[("expand_dims", "array_api")] = _expand
+PRINTERS[("positions", "array_api")] = PRINTERS[("positions", "torch")] = _positions
 PRINTERS[("sort", "torch")] = _torch_sort
 PRINTERS[("tri_indices", "array_api")] = _triangle
 

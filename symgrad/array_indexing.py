@@ -399,6 +399,14 @@ ARANGE = ArrayRule("arange", ("numpy.arange",), (), (("start", REQUIRED), ("stop
                                                     ("step", None), ("dtype", None)),
                    read=_read_arange, shape=_arange_shape, vjp=None, numpy=_arange_print,
                    label="steps")
+POSITIONS = ArrayRule("positions", (), (), (), shape=lambda node, shapes, dims: tuple(node.params),
+                      numpy=lambda printer, node: _call(printer, "np.arange",
+                                                        [int_ast(node.params[0])]),
+                      label="steps", integer=True)
+"""``np.arange(n)`` of the library's default ints, ``params=(n,)``: positions an ``np.argmax`` is
+compared with (the one-hot of a tie mask, ``array_ties``), never a value of the primal. An
+``np.arange`` the primal writes takes the reference dtype on the Array API (ARANGE), which
+``xp.argmax``'s ints do not compare with (``array_api_strict`` raised TypeError)."""
 EYE = ArrayRule("eye", ("numpy.eye", "numpy.identity"), (), (("N", REQUIRED), ("M", None),
                                                              ("k", 0), ("dtype", None)),
                 read=_read_eye, shape=lambda node, shapes, dims: tuple(node.params),

@@ -19,7 +19,7 @@ every other backend prints it as the plain ``where``.
 """
 import sympy
 
-from .array_indexing import ARANGE
+from .array_indexing import POSITIONS
 from .array_ops import SUM, TIES, WHERE, reduce_, reshape, transpose, where
 from .array_values import ARGMAX, ARGMIN
 
@@ -54,12 +54,12 @@ def _one_hot(x, axes, rank, shape, smallest):
     if len(axes) == 1 and rank > 1 or rank == 1:
         (k,) = axes
         position = arg.make(x, params=(axes, True, rank))
-        steps = ARANGE.make(params=(sympy.Integer(0), shape[k], sympy.Integer(1)))
+        steps = POSITIONS.make(params=(shape[k],))
         if rank > 1:
             steps = reshape(steps, tuple(shape[k] if j == k else 1 for j in range(rank)))
         return where(sympy.Eq(steps, position), 1, 0)
     size = sympy.Mul(*[shape[k] for k in axes])
-    steps = ARANGE.make(params=(sympy.Integer(0), size, sympy.Integer(1)))
+    steps = POSITIONS.make(params=(size,))
     if not kept:  # every axis: the flat index of np.argmax(x)
         position = arg.make(x, params=(axes, False, rank))
         return where(sympy.Eq(reshape(steps, tuple(shape)), position), 1, 0)

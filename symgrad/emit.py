@@ -430,7 +430,8 @@ def _lower(expr, backend, memo=None):
             return walk(node.written)
         args = [walk(a) for a in node.args]
         if is_marked(node):  # the tie mask of np.max: jax.jit must not empty it (array_ties)
-            return jit_safe(node, args[0]) if backend == "jax" else plain(node, args[0])
+            return jit_safe(node, args[0]) if backend in ("jax", "array_api") else plain(
+                node, args[0])  # array_api: JAX arrays under jax.jit too
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
             if rule is not None and rule.lower is not None and getattr(rule, backend) is None:

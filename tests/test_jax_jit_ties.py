@@ -1,7 +1,8 @@
 """Values ``jax.jit`` lost: the tie masks of ``np.max``/``np.min`` (array fuzzer 34-5), and the
 shift of ``np.logaddexp`` (34-71). 34-5: XLA computes the input again in each fusion reading it, once with a fused
 multiply-add and once without, so the mask ``x == max(x)`` could be empty and the gradient 0; ``backend="jax"`` falls back to the
-one-hot of ``np.argmax`` where the mask counts at most one element (``symgrad/array_ties.py``).
+one-hot of ``np.argmax`` where the mask counts at most one element (``symgrad/array_ties.py``), and
+so does ``backend="array_api"``, whose code runs on JAX arrays under ``jax.jit`` too.
 Each value against NumPy's (by hand for 34-5). The suite's ``XLA_FLAGS`` (``conftest``) skip
 XLA's optimisations, and with them the fusions that lost the gradient: the jitted gradients run
 in a subprocess with JAX's default flags."""
@@ -87,14 +88,16 @@ import importlib
 module = importlib.import_module(sys.argv[2])
 cases = json.loads(sys.stdin.read())
 out = {}
-for name, (shapes, point) in cases.items():
-    grad = jax.jit(symgrad.grad(getattr(module, name), backend="jax", shapes=shapes))
-    args = [np.asarray(a) for a in point]
-    value = grad(*args)
-    value32 = grad(*[a.astype(np.float32) for a in args])
-    value = value if isinstance(value, tuple) else (value,)
-    value32 = value32 if isinstance(value32, tuple) else (value32,)
-    out[name] = ([np.asarray(v).tolist() for v in value], [str(v.dtype) for v in value32])
+for backend in ("jax", "array_api"):  # array_api: of JAX arrays
+    for name, (shapes, point) in cases.items():
+        grad = jax.jit(symgrad.grad(getattr(module, name), backend=backend, shapes=shapes))
+        args = [jax.numpy.asarray(np.asarray(a)) for a in point]
+        value = grad(*args)
+        value32 = grad(*[a.astype(np.float32) for a in args])
+        value = value if isinstance(value, tuple) else (value,)
+        value32 = value32 if isinstance(value32, tuple) else (value32,)
+        out[backend + ":" + name] = ([np.asarray(v).tolist() for v in value],
+                                     [str(v.dtype) for v in value32])
 print(json.dumps(out))
 """
 
@@ -108,7 +111,8 @@ def module(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def jitted(module):
-    """Each case's ``jax.jit`` gradient (and the dtypes of its float32 run), JAX's own flags."""
+    """Each case's ``jax.jit`` gradient (and the dtypes of its float32 run), JAX's own flags,
+    keyed ``"<backend>:<case>"``: ``backend="jax"``, and ``"array_api"`` of JAX arrays."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     cases = {name: (shapes, [np.asarray(a).tolist() for a in point])
              for name, (shapes, point) in CASES.items()}
@@ -120,32 +124,40 @@ def jitted(module):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+BACKENDS = ["jax", "array_api"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name, sign", [("largest", 1.0), ("smallest", -1.0)])
-def test_the_extremum_keeps_its_gradient_under_jit(module, jitted, name, sign):
+def test_the_extremum_keeps_its_gradient_under_jit(module, jitted, name, sign, backend):
     """34-5: f = max_ij (v_i v_j - 0.2 v_j), at v_0 v_0 - 0.2 v_0: d/dv_0 = 2 v_0 - 0.2 =
     0.97828, the rest 0 (the min of the negation: -0.97828). ``jax.jit`` of the jax gradient
-    gave 0 (as ``jax.jit(jax.grad(f))`` does)."""
+    gave 0 (as ``jax.jit(jax.grad(f))`` does); so did ``backend="array_api"`` of JAX arrays
+    under ``jax.jit`` until it printed the fallback too."""
+    import jax.numpy as jnp
     want = np.zeros((5, 1))
     want[0, 0] = sign * (2 * V[0, 0] - 0.2)
-    grad = symgrad.grad(getattr(module, name), backend="jax",
+    grad = symgrad.grad(getattr(module, name), backend=backend,
                         shapes={"X": ("d", "d"), "v": ("k", 1)})
-    for dX, dv in (grad(np.zeros((5, 5)), V), jitted[name][0]):
+    for dX, dv in (grad(jnp.zeros((5, 5)), jnp.asarray(V)), jitted[f"{backend}:{name}"][0]):
         np.testing.assert_allclose(np.asarray(dv), want, rtol=1e-14, atol=1e-15)
         assert not np.any(np.asarray(dX))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["along_rows", "along_columns", "two_of_three", "last_two",
                                   "tied"])
-def test_every_form_of_the_mask_under_jit(module, jitted, name):
+def test_every_form_of_the_mask_under_jit(module, jitted, name, backend):
     """max/min/amin with one axis, two of three axes, the last two, and a tie (shared equally
     under jit too: 1 each for w = [1, 3, 3, 2]); float32 stays float32."""
+    import jax.numpy as jnp
     shapes, point = CASES[name]
     f = getattr(module, name)
     want = symgrad.grad(f, shapes=shapes)(*point)
-    got = symgrad.grad(f, backend="jax", shapes=shapes)(*point)
-    for value in (got, jitted[name][0][0]):
+    got = symgrad.grad(f, backend=backend, shapes=shapes)(*[jnp.asarray(a) for a in point])
+    for value in (got, jitted[f"{backend}:{name}"][0][0]):
         np.testing.assert_allclose(np.asarray(value), want, rtol=1e-12, atol=1e-14)
-    assert jitted[name][1] == ["float32"]
+    assert jitted[f"{backend}:{name}"][1] == ["float32"]
     if name == "tied":
         np.testing.assert_allclose(want, [0.0, 1.0, 1.0, 0.0])
 
@@ -158,7 +170,8 @@ def test_logaddexp_of_a_huge_value_under_jit(module, jitted):
     shapes, point = CASES["shifted"]
     want = np.zeros(5)
     np.testing.assert_array_equal(symgrad.grad(module.shifted, shapes=shapes)(*point), want)
-    np.testing.assert_array_equal(np.asarray(jitted["shifted"][0][0]), want)
+    for backend in BACKENDS:
+        np.testing.assert_array_equal(np.asarray(jitted[f"{backend}:shifted"][0][0]), want)
 
 
 def test_logaddexp_is_numpys_with_its_derivative(module):
@@ -180,11 +193,13 @@ def test_logaddexp_is_numpys_with_its_derivative(module):
     np.testing.assert_allclose(dy, 2.0 * other, rtol=1e-15)
 
 
-@pytest.mark.parametrize("backend, library", [("numpy", "numpy"), ("torch", "torch"),
-                                              ("array_api", "array_api_compat")])
-def test_only_jax_prints_the_fallback(module, backend, library):
+@pytest.mark.parametrize("backend, library, printed", [
+    ("numpy", "numpy", False), ("torch", "torch", False), ("array_api", "array_api_compat", True)])
+def test_the_fallback_is_printed_where_jax_jit_may_run(module, backend, library, printed):
+    """``"jax"`` and ``"array_api"`` (which runs on JAX arrays, under ``jax.jit`` too) print the
+    one-hot of ``argmax``; NumPy and PyTorch code, never traced by XLA, the plain mask."""
     pytest.importorskip(library, reason=f"backend {backend!r} needs {library}")
     shapes = {"X": ("d", "d"), "v": ("k", 1)}
     assert "argmax" in symgrad.grad(module.largest, backend="jax", shapes=shapes).source
     source = symgrad.grad(module.largest, backend=backend, shapes=shapes).source
-    assert "argmax" not in source
+    assert ("argmax" in source) == printed

@@ -31,7 +31,8 @@ file and checked (``check``):
    rounding size (0 < |value| < 1e-12) a backend that differs is counted
    "rounding-zero-differs" (``Watched``, 63-222);
 3. each backend (``jax``, ``jax.jit``, ``torch``, ``array_api`` on NumPy, ``array_api_strict``,
-   torch and Dask inputs, and the numpy gradient on Dask inputs) against the numpy gradient at
+   torch, Dask and JAX inputs (``array_api-jax``, and under ``jax.jit``: ``array_api-jax.jit``),
+   and the numpy gradient on Dask inputs) against the numpy gradient at
    rel 1e-12 (abs 1e-12 max(1, max |g|)); a gradient on Dask inputs is called under a scheduler
    that refuses to compute (``Computed``, a ``backend-crash``: it must build a graph only), then
    computed; where the primal itself fails on the Dask arrays (``np.linalg`` of several chunks,
@@ -47,7 +48,8 @@ the differences are finite), ``shape`` (a result not of its parameter's shape), 
 than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of those for a program
 of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
-``documented``). Each failure kind (and backend) keeps its first reproducers, minimised
+``documented``), ``dtype`` (a gradient on JAX arrays called with float32 arguments,
+at a program's first point, returning another dtype). Each failure kind (and backend) keeps its first reproducers, minimised
 (``Program.shrunk``) for ``--shrink-seconds`` each.
 """
 import argparse
@@ -69,6 +71,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tests/: source_modules
+sys.path.insert(2, str(Path(__file__).resolve().parents[2]))  # this checkout's symgrad, not
+# an installed one (an editable install of another worktree)
 
 import array_programs  # noqa: E402
 from source_modules import load_module  # noqa: E402
@@ -76,10 +80,12 @@ import symgrad  # noqa: E402
 
 DIRECTORY = Path(tempfile.mkdtemp(prefix="symgrad_fuzz_arrays_"))
 ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict", "array_api-torch",
-                "dask", "array_api-dask")
+                "dask", "array_api-dask", "array_api-jax", "array_api-jax.jit")
+JAX = ("jax", "jax.jit", "array_api-jax", "array_api-jax.jit")
+JITTED = ("jax.jit", "array_api-jax.jit")
 DASK = ("dask", "array_api-dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
-         "backend-crash", "backend-refusal")
+         "backend-crash", "backend-refusal", "dtype")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'",
               "Dask has no sort")  # np.sort / np.argsort on Dask: docs/backends.md, Dask
@@ -281,7 +287,7 @@ class Backends:
 
     def __init__(self, names):
         self.names = names
-        if any(n.startswith("jax") or n == "array_api-jax" for n in names):
+        if any(n in JAX for n in names):
             import jax
             jax.config.update("jax_enable_x64", True)
             self.jax, self.jnp = jax, __import__("jax.numpy").numpy
@@ -317,11 +323,20 @@ class Backends:
             return self.strict.asarray(a)
         if run == "array_api-torch":
             return self.torch.from_numpy(a)
+        if run in ("array_api-jax", "array_api-jax.jit"):
+            return self.jnp.asarray(a)
         raise AssertionError(run)
+
+    def float32_dtypes(self, run, gf, args):
+        """The result dtypes of a JAX gradient called with float32 arguments (a scalar one as a
+        0-d float32 array: a Python float is float64): float32 in must give float32 out."""
+        converted = [self.jnp.asarray(a, dtype=self.jnp.float32) for a in args]
+        result = (self.jax.jit(gf) if run in JITTED else gf)(*converted)
+        return [str(r.dtype) for r in (result if isinstance(result, tuple) else (result,))]
 
     def call(self, run, gf, args):
         converted = [self.convert(run, a) for a in args]
-        if run == "jax.jit":
+        if run in JITTED:
             result = self.jax.jit(gf)(*converted)
         elif run in DASK:
             with self.dask.config.set(scheduler=refuse):
@@ -470,6 +485,22 @@ def check(program, name, backends, counts=None, only=None):
                     failures.append(Failure("mismatch", run, "backend differs from numpy",
                                             grads, got, where))
                     del gradients[run]
+                    continue
+                if run in JAX and points == 1:  # dtypes: at the first point
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            dtypes = backends.float32_dtypes(run, gf, args)
+                    except Exception as error:
+                        f = classify_build_error(error, run)
+                        if f is not None:
+                            f.detail, f.where = "float32 arguments: " + f.detail, where
+                            failures.append(f)
+                        continue
+                    if any(d != "float32" for d in dtypes):
+                        failures.append(Failure("dtype", run, "float32 arguments, results "
+                                                "of another dtype", ["float32"] * len(dtypes),
+                                                dtypes, where))
     counts["points"] = counts.get("points", 0) + points
     if only is not None:
         failures = [f for f in failures if (f.kind, f.backend) == tuple(only)]
