@@ -34,7 +34,12 @@ file and checked (``check``):
    have the NumPy gradient's. At a "kink" point a Dask gradient that differs is counted
    "dask-kink-differs", not a failure: a tie in real arithmetic only (two values equal up to rounding) is broken by the
    last bits, and Dask's chunked sums round otherwise than NumPy's (17-29); exact ties are
-   tested in ``tests/test_dask_fuzz.py``.
+   tested in ``tests/test_dask_fuzz.py``. The Dask inputs are in chunks of 2 along every axis
+   (sizes 2..5: a last chunk of one element at 3 and 5); ``--chunks random`` cuts each axis at
+   random places instead (unequal chunks, one chunk, chunks of one element) and passes a scalar
+   parameter as a float, a NumPy scalar or a 0-d Dask array; ``--float32`` makes the numpy
+   gradient's Dask inputs float32 (every point's numbers float32 ones, so the NumPy gradient of
+   the same numbers is the reference: the lazy code computes in float64).
 
 Kinds: ``wrong`` (gradient against the differences), ``nonfinite`` (nan/inf where the primal and
 the differences are finite), ``shape`` (a result not of its parameter's shape), ``mismatch``
@@ -177,11 +182,16 @@ def sizes_for(program, rng):
     return out
 
 
-def arguments(program, sizes, rng):
+def arguments(program, sizes, rng, float32=False):
+    """A point; ``float32``: each number one of float32 (``--float32``: the Dask inputs are
+    float32 arrays of the same numbers)."""
     args = []
     for name, shape in program.params.items():
         dims = tuple(sizes.get(a, a) if isinstance(a, str) else a for a in shape)
-        args.append(rng.uniform(-1.0, 1.0, dims) if dims else float(rng.uniform(-1.0, 1.0)))
+        a = rng.uniform(-1.0, 1.0, dims)
+        if float32:
+            a = a.astype(np.float32).astype(np.float64)
+        args.append(a if dims else float(a))
     return args
 
 
@@ -274,8 +284,10 @@ def to_numpy(value):
 class Backends:
     """Converting arguments and building/calling a gradient for each backend run."""
 
-    def __init__(self, names):
+    def __init__(self, names, chunking="2", float32=False):
         self.names = names
+        self.chunking, self.float32 = chunking, float32  # the Dask inputs' (``--chunks``,
+        self.rng = random.Random(0)  # ``--float32``); reseeded per program (``check``)
         if any(n.startswith("jax") or n == "array_api-jax" for n in names):
             import jax
             jax.config.update("jax_enable_x64", True)
@@ -302,10 +314,11 @@ class Backends:
         if run == "torch":
             return self.torch.from_numpy(a) if array else a
         if run == "dask":
-            return self.da.from_array(a, chunks=2) if array and a.ndim else a
+            return self.dask_array(a, self.float32) if array and a.ndim else \
+                self.dask_scalar(a, self.float32)
         a = np.asarray(a, dtype=np.float64)
-        if run == "array_api-dask":
-            return self.da.from_array(a, chunks=2) if a.ndim else a
+        if run == "array_api-dask":  # float64 always: the Array API code keeps float32 float32
+            return self.dask_array(a) if a.ndim else self.dask_scalar(a)
         if run == "array_api-numpy":
             return a
         if run == "array_api-strict":
@@ -313,6 +326,34 @@ class Backends:
         if run == "array_api-torch":
             return self.torch.from_numpy(a)
         raise AssertionError(run)
+
+    def chunks(self, shape):
+        """2 along every axis, or (``--chunks random``) each axis cut at random places: chunks
+        of unequal sizes, of one element, or one chunk."""
+        if self.chunking == "2":
+            return 2
+        out = []
+        for n in shape:
+            cuts = sorted(self.rng.sample(range(1, n), self.rng.randint(0, n - 1))) if n > 1 \
+                else []
+            bounds = [0] + cuts + [n]
+            out.append(tuple(b - a for a, b in zip(bounds, bounds[1:])))
+        return tuple(out)
+
+    def dask_array(self, a, float32=False):
+        return self.da.from_array(a.astype(np.float32) if float32 else a,
+                                  chunks=self.chunks(a.shape))
+
+    def dask_scalar(self, a, float32=False):
+        """A scalar argument beside Dask arrays: a Python float, or (``--chunks random``) a NumPy
+        scalar or a 0-d Dask array."""
+        if self.chunking == "2":
+            return a
+        kind = self.rng.choice(("float", "numpy", "dask"))
+        a = float(a)
+        value = np.float32(a) if float32 else np.float64(a)
+        return float(a) if kind == "float" else value if kind == "numpy" else \
+            self.da.from_array(np.asarray(value))
 
     def call(self, run, gf, args):
         converted = [self.convert(run, a) for a in args]
@@ -349,6 +390,7 @@ def check(program, name, backends, counts=None, only=None):
     source = program.source()
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     pyrng = random.Random(name)
+    backends.rng = random.Random(name + "-chunks")
     try:
         module = load(source)
         tape = Tape()
@@ -381,7 +423,7 @@ def check(program, name, backends, counts=None, only=None):
     points = 0
     for sizes in sizes_for(program, pyrng):
         for _ in range(2):
-            args = arguments(program, sizes, rng)
+            args = arguments(program, sizes, rng, backends.float32)
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
@@ -543,8 +585,14 @@ def main(argv=None):
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
     parser.add_argument("--wide", action="store_true", help="also the rows of "
                         "array_program_wide (another program for a seed)")
+    parser.add_argument("--chunks", choices=("2", "random"), default="2", help="the Dask "
+                        "inputs' chunks: 2 along each axis, or cut at random places per axis "
+                        "(and a scalar a float, a NumPy scalar or a 0-d Dask array)")
+    parser.add_argument("--float32", action="store_true", help="the numpy gradient's Dask "
+                        "inputs float32 ones (the points' numbers float32 ones, for NumPy too; "
+                        "array_api keeps float32, its Dask inputs stay float64)")
     options = parser.parse_args(argv)
-    backends = Backends(options.backends)
+    backends = Backends(options.backends, options.chunks, options.float32)
     start = time.monotonic()
     deadline = start + options.seconds
     counts, found = {}, {}
