@@ -581,16 +581,16 @@ def main(argv=None):
     parser.add_argument("--shrink-seconds", type=float, default=60.0,
                         help="time spent minimising each reproducer")
     parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
-    parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
-    parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
-    parser.add_argument("--wide", action="store_true", help="also the rows of "
-                        "array_program_wide (another program for a seed)")
     parser.add_argument("--chunks", choices=("2", "random"), default="2", help="the Dask "
                         "inputs' chunks: 2 along each axis, or cut at random places per axis "
                         "(and a scalar a float, a NumPy scalar or a 0-d Dask array)")
     parser.add_argument("--float32", action="store_true", help="the numpy gradient's Dask "
                         "inputs float32 ones (the points' numbers float32 ones, for NumPy too; "
                         "array_api keeps float32, its Dask inputs stay float64)")
+    parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
+    parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
+    parser.add_argument("--wide", action="store_true", help="also the rows of "
+                        "array_program_wide (another program for a seed)")
     options = parser.parse_args(argv)
     backends = Backends(options.backends, options.chunks, options.float32)
     start = time.monotonic()
