@@ -88,7 +88,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
     printer.shapes = program.arrays.shapes if program.arrays is not None else None
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
-        printer.data_indices = data_indices(program)
+        printer.data_indices = data_indices(program)  # the arrays constants take the library of
+        printer.lazy_arrays = [p.name for p in program.params if p.name in converted and  # :
+                               program.arrays.shapes.of(p)]  # array_backend_values.lazy_zeros
     if backend == "torch" and program.arrays is not None:
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
