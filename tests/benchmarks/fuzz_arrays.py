@@ -47,7 +47,8 @@ the differences are finite), ``shape`` (a result not of its parameter's shape), 
 than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of those for a program
 of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
-``documented``). Each failure kind (and backend) keeps its first reproducers, minimised
+``documented``), ``backend-eager`` (a Dask run's gradient of a Dask array parameter a NumPy
+array: made in memory at the data's size, not a graph). Each failure kind (and backend) keeps its first reproducers, minimised
 (``Program.shrunk``) for ``--shrink-seconds`` each.
 """
 import argparse
@@ -79,7 +80,7 @@ ALL_BACKENDS = ("jax", "jax.jit", "torch", "array_api-numpy", "array_api-strict"
                 "dask", "array_api-dask")
 DASK = ("dask", "array_api-dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
-         "backend-crash", "backend-refusal")
+         "backend-crash", "backend-refusal", "backend-eager")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'",
               "Dask has no sort")  # np.sort / np.argsort on Dask: docs/backends.md, Dask
@@ -288,6 +289,7 @@ class Backends:
         self.names = names
         self.chunking, self.float32 = chunking, float32  # the Dask inputs' (``--chunks``,
         self.rng = random.Random(0)  # ``--float32``); reseeded per program (``check``)
+        self.eager = []  # the gradients of a Dask run that are NumPy arrays (``call``)
         if any(n.startswith("jax") or n == "array_api-jax" for n in names):
             import jax
             jax.config.update("jax_enable_x64", True)
@@ -365,7 +367,9 @@ class Backends:
         else:
             result = gf(*converted)
         result = result if isinstance(result, tuple) else (result,)
-        if run in DASK:
+        if run in DASK:  # the array parameters' gradients must be Dask arrays (``eager``)
+            self.eager = [k for k, (r, a) in enumerate(zip(result, converted))
+                          if np.ndim(a) and hasattr(a, "dask") and not hasattr(r, "dask")]
             result = self.dask.compute(*result)
         return [to_numpy(r) for r in result]
 
@@ -381,6 +385,20 @@ def dask_primal(backends, module, args, run="dask"):
         return True
     except Exception:
         return False
+
+
+def primal_raises(program, module, name):
+    """The exception (``"TypeError: ..."``) the primal raises at the program's first sizes, or
+    None: a refusal of a program that NumPy cannot run either is the generator's fault."""
+    sizes = sizes_for(program, random.Random(name))[0]
+    args = arguments(program, sizes, np.random.default_rng(0))
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module.f(*args)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"[:200]
+    return None
 
 
 def check(program, name, backends, counts=None, only=None):
@@ -405,6 +423,9 @@ def check(program, name, backends, counts=None, only=None):
         builds["shapes"] = symgrad.grad(module.f, wrt=wrt, shapes=program.shapes())
     except Exception as error:
         f = classify_build_error(error)
+        raised = primal_raises(program, module, name) if f and f.kind == "refusal" else None
+        if raised:  # a program NumPy cannot run either (103-81: shapes that do not broadcast)
+            return [Failure("generator", None, f"primal raises {raised}; refused: {f.detail}")]
         return [f] if f else []
     if not want_backend:
         builds["call"] = symgrad.grad(module.f, wrt=wrt)
@@ -495,6 +516,10 @@ def check(program, name, backends, counts=None, only=None):
                         failures.append(f)
                     del gradients[run]
                     continue
+                if run in DASK and backends.eager:
+                    failures.append(Failure("backend-eager", run, "a NumPy array for a Dask "
+                                            "parameter", "Dask arrays", [
+                                                wrt[k] for k in backends.eager], where))
                 if len(got) != len(grads) or not all(close(a, b) for a, b in zip(got, grads)):
                     if tape.near_zero:  # np.std / np.linalg.norm of rounding size (63-222)
                         counts["rounding-zero-differs"] = counts.get("rounding-zero-differs",
