@@ -48,8 +48,9 @@ than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of th
 of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
 ``documented``), ``backend-eager`` (a Dask run's gradient of a Dask array parameter a NumPy
-array: made in memory at the data's size, not a graph). Each failure kind (and backend) keeps its first reproducers, minimised
-(``Program.shrunk``) for ``--shrink-seconds`` each.
+array: made in memory at the data's size, not a graph); ``generator`` (the primal raises, also
+where symgrad refused the program). Each failure kind (and backend) keeps its first
+reproducers, minimised (``Program.shrunk``) for ``--shrink-seconds`` each.
 """
 import argparse
 import math
