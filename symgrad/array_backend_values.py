@@ -54,6 +54,30 @@ def bool_array(printer, value):
                  [("device", _device(printer))])
 
 
+def lazy_zeros(printer, shape=None, value=None):
+    """In lazy code (``printer.lazy``), an array of numbers only (a gradient constant in the data:
+    ``np.sum(2.0 * X)``'s, ``np.trace(X)``'s) of the array parameters' library, so a Dask one when
+    any is: ``np.zeros_like(X, dtype=float, shape=(n, d))`` (of every array parameter's: the sum
+    of a 0-d zero of each), plus ``value`` (printed) where given; ``shape`` None: 0-d. None
+    outside lazy code, or with no array parameter. NumPy's ``np.zeros((n, d))`` or
+    ``np.broadcast_to(2.0, (n, d))`` there made the gradient of Dask data a NumPy array of the
+    data's size, in memory (10^9 elements: 8 GB), not a graph computed chunk by chunk."""
+    names = getattr(printer, "lazy_arrays", None) if printer.lazy else None
+    if not names:
+        return None
+    like = ast.Name(names[0], ast.Load())
+    if len(names) > 1:  # a 0-d zero of each: a Dask array when any parameter is one
+        like = None
+        for name in names:
+            zero = _call(printer, "np.zeros_like", [ast.Name(name, ast.Load())], [
+                ("shape", ast.Tuple([], ast.Load()))])
+            like = zero if like is None else ast.BinOp(like, ast.Add(), zero)
+    shape = ast.Tuple([], ast.Load()) if shape is None else shape
+    zeros = _call(printer, "np.zeros_like", [like], [("dtype", ast.Name("float", ast.Load())),
+                                                      ("shape", shape)])
+    return zeros if value is None else ast.BinOp(zeros, ast.Add(), value)
+
+
 def zeros(printer, shape):
     return _call(printer, "np.zeros", [shape], like_reference(printer))
 

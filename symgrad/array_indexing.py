@@ -8,6 +8,7 @@ import ast
 import numpy as np
 import sympy
 
+from .array_backend_values import lazy_zeros
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
@@ -186,8 +187,9 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     if printer.lazy and like is None and computed is not None:  # of the index's library
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
-    elif like is None or not printer.lazy:  # a NumPy buffer
-        zeros = _call(printer, "np.zeros", [dims_ast(shape)])
+    elif like is None or not printer.lazy:  # a NumPy buffer; in lazy code, of numbers only, of
+        zeros = lazy_zeros(printer, dims_ast(shape)) if printer.lazy else None  # the arrays'
+        zeros = zeros or _call(printer, "np.zeros", [dims_ast(shape)])  # library (Dask's)
     else:
         arrays = [k for k, g in enumerate(pieces) if not g.is_Number]
         for k in arrays:

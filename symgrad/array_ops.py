@@ -8,6 +8,7 @@ import ast
 
 import sympy
 
+from .array_backend_values import lazy_zeros, plain_number
 from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
@@ -252,8 +253,14 @@ def _broadcast_vjp(node, g, i, ctx):
 
 
 def _broadcast_print(printer, node):
-    return _call(printer, "np.broadcast_to", [printer.node(node.inputs[0]),
-                                              dims_ast(node.params[0])])
+    """``np.broadcast_to(x, shape)``; of a number in lazy code, a 0-d array of the array
+    parameters' library broadcast (``lazy_zeros``: Dask's, where NumPy's broadcast made the
+    gradient of Dask data a NumPy array of its size)."""
+    x = node.inputs[0]
+    value = printer.node(x)
+    if printer.lazy and plain_number(x, printer):
+        value = lazy_zeros(printer, value=value) or value
+    return _call(printer, "np.broadcast_to", [value, dims_ast(node.params[0])])
 
 
 def _expand_shape(node, shapes, _):
@@ -299,10 +306,12 @@ def _result_print(printer, node):
         if printer.lazy:
             marker.symgrad_statements = lambda target: scalar_result_statements(target, value)
         return marker
-    if x.is_Number:
-        return _call(printer, "np.full", [dims_ast(shape), printer.node(x)])
-    if isinstance(x, BROADCAST_TO.node):
-        return _call(printer, "np.full", [dims_ast(shape), printer.node(x.inputs[0])])
+    if x.is_Number or isinstance(x, BROADCAST_TO.node):  # a constant: of the arrays' library
+        inner = x if x.is_Number else x.inputs[0]  # in lazy code (lazy_zeros)
+        value = printer.node(inner)
+        lazy = lazy_zeros(printer, dims_ast(shape), value) if printer.lazy and plain_number(
+            inner, printer) else None
+        return lazy or _call(printer, "np.full", [dims_ast(shape), value])
     if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
         return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),
                         [ast.Name("float", ast.Load())], [])

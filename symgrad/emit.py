@@ -88,7 +88,9 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer.names = names  # fresh names a printed row takes (array_linalg_lazy's lambda)
     printer.shapes = program.arrays.shapes if program.arrays is not None else None
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
-        printer.data_indices = data_indices(program)
+        printer.data_indices = data_indices(program)  # the arrays constants take the library of
+        printer.lazy_arrays = [p.name for p in program.params if p.name in converted and  # :
+                               program.arrays.shapes.of(p)]  # array_backend_values.lazy_zeros
     if backend == "torch" and program.arrays is not None:
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
@@ -99,7 +101,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     for index in used:
         out = program.outputs[index]
         results[index] = fresh_name(program.output_names[index], names)
-        value = out if out is None else _factored(_lower(out, backend))
+        value = out if out is None else _factored(_lower(out, backend), None, backend)
         values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
@@ -358,30 +360,31 @@ def _live(program):
     return kept[::-1]
 
 
-def _factored(expr, memo=None):
+def _factored(expr, memo=None, backend="numpy"):
     """A result with the power-of-two content of each sum taken out again: SymPy distributes
     ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
     shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
     (up to overflow, in a derivative only: conditions and primal assignments are left alone).
-    ``memo``: a dict of the nodes done (each distinct node is rebuilt once)."""
+    ``memo``: a dict of the nodes done (each distinct node is rebuilt once), for one ``backend``
+    (``_mask_folded``)."""
     memo = {} if memo is None else memo
     found = memo.get(expr)
     if found is None:
-        found = memo[expr] = _factored_node(expr, memo)
+        found = memo[expr] = _factored_node(expr, memo, backend)
     return found
 
 
-def _factored_node(expr, memo):
+def _factored_node(expr, memo, backend):
     if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value, Written)):
         return expr
     if isinstance(expr, sympy.Piecewise):
-        pieces = [(_factored(e, memo), c) for e, c in expr.args]
+        pieces = [(_factored(e, memo, backend), c) for e, c in expr.args]
         changed = any(e is not old.expr for (e, _), old in zip(pieces, expr.args))
         return sympy.Piecewise(*pieces, evaluate=False) if changed else expr
-    args = [_factored(a, memo) for a in expr.args]
+    args = [_factored(a, memo, backend) for a in expr.args]
     expr = expr.func(*args) if args != list(expr.args) else expr
     if expr.is_Mul:
-        expr = _mask_folded(expr)
+        expr = _mask_folded(expr, any_side=backend != "math")
     if expr.is_Add:
         coefficients = [abs(t.as_coeff_Mul()[0]) for t in expr.args]
         content = coefficients[0]
@@ -394,14 +397,16 @@ def _factored_node(expr, memo):
     return expr
 
 
-def _mask_folded(product):
-    """``c * rest`` where ``c`` is a ``Piecewise`` of numbers all 0 but one (a branch's adjoint,
-    the 0/1 mask of the side taken) as ``Piecewise((rest, c), (0, True))``: the side not taken is
-    exactly 0 however ``rest`` evaluates there. ``where(c, 1.0, 0.0) * rest`` was nan where the
-    other side's derivative is undefined (``np.std`` of zero spread: 0 * nan; array fuzzer
-    35-407), and ``math`` code computed ``rest`` (a ZeroDivisionError) to multiply it by 0."""
-    masks = [f for f in product.args if isinstance(f, sympy.Piecewise) and all(
-        v.is_Number for v, _ in f.args) and sum(v != 0 for v, _ in f.args) == 1
+def _mask_folded(product, any_side=True):
+    """``c * rest`` where ``c`` is a ``Piecewise`` all 0 but one side (a branch's adjoint, the
+    0/1 mask of the side taken, or (``any_side``: the array backends) that side's own factor:
+    ``where(s > 0, 1 / total, 0)``) as ``Piecewise((v * rest, c), (0, True))``: the side not
+    taken is exactly 0 however ``rest`` evaluates there. ``where(c, 1.0, 0.0) * rest`` was nan
+    where the other side's derivative is undefined (``np.std`` of zero spread: 0 * nan; array
+    fuzzer 35-407; ``np.linalg.norm`` of 0 times ``where(s > 0, 1 / total, 0)``, 100-196), and
+    ``math`` code computed ``rest`` (a ZeroDivisionError) to multiply it by 0."""
+    masks = [f for f in product.args if isinstance(f, sympy.Piecewise) and (any_side or all(
+        v.is_Number for v, _ in f.args)) and sum(v.is_zero is not True for v, _ in f.args) == 1
         and f.args[-1][1] is sympy.true]  # one side kept: `rest` printed once
     if not masks:
         return product
@@ -457,7 +462,7 @@ def _entries(program, backend, names, results):
             continue
         expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
-            expr = _factored(expr, factored)
+            expr = _factored(expr, factored, backend)
         lines.append((a.target, names_back(expr, back, exact) if a.written is None or
                       not back else None, a.written))
         if a.written is not None:

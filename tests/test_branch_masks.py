@@ -50,6 +50,34 @@ def test_math_code_does_not_compute_the_side_not_taken():
     assert g(2.0, 4.0) == (2.0, 0.5)  # sqrt(y), x / (2 sqrt(y)) by hand
 
 
+def branch_of_mean_norms(x, s):
+    if s > 0.0:
+        r = np.log(np.mean(np.linalg.norm(x, axis=1)))
+    else:
+        r = 0.5
+    return r + s
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch", "array_api"])
+def test_a_mask_of_a_derivative_is_applied_to_the_whole_product(backend):
+    """The branch's adjoint is ``where(s > 0, 1 / total, 0)`` here (not a 0/1 mask): its product
+    with the norm's derivative ``x / norm`` is the where of the product too. At s = -1 (r = 0.5,
+    d/dx = 0 by hand) and x = 0 (norm 0, the side not taken's derivative 0/0) it was
+    ``where(...) * x * (1 / norm)``, nan in every entry (array fuzzer 100-196, wide)."""
+    if backend != "numpy":
+        pytest.importorskip({"jax": "jax", "torch": "torch", "array_api": "array_api_compat"}[
+            backend], reason=f"pip install -e '.[{backend.replace('_', '-')}]'")
+    g = symgrad.grad(branch_of_mean_norms, shapes={"x": ("n", "d")}, backend=backend)
+    with np.errstate(all="ignore"):
+        dx, ds = (np.asarray(a) for a in g(_as(backend, np.zeros((2, 3))), -1.0))
+    np.testing.assert_array_equal(dx, np.zeros((2, 3)))
+    assert float(ds) == 1.0
+    x = np.array([[0.3, -0.4, 1.2], [0.5, 0.0, -1.2]])  # the side taken: norms 1.3, 1.3
+    dx, ds = (np.asarray(a) for a in g(_as(backend, x), 0.5))
+    np.testing.assert_allclose(dx, x / (2 * 1.3 * 1.3), rtol=1e-12)  # x_i / (n |x_i| mean)
+    assert float(ds) == 1.0
+
+
 def spread_of_a_column(v):
     return np.std(v[:, 1] - stop_gradient(v[:, 1]))  # zero spread at every point
 

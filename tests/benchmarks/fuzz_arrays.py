@@ -40,7 +40,12 @@ file and checked (``check``):
    have the NumPy gradient's. At a "kink" point a Dask gradient that differs is counted
    "dask-kink-differs", not a failure: a tie in real arithmetic only (two values equal up to rounding) is broken by the
    last bits, and Dask's chunked sums round otherwise than NumPy's (17-29); exact ties are
-   tested in ``tests/test_dask_fuzz.py``.
+   tested in ``tests/test_dask_fuzz.py``. The Dask inputs are in chunks of 2 along every axis
+   (sizes 2..5: a last chunk of one element at 3 and 5); ``--chunks random`` cuts each axis at
+   random places instead (unequal chunks, one chunk, chunks of one element) and passes a scalar
+   parameter as a float, a NumPy scalar or a 0-d Dask array; ``--float32`` makes the numpy
+   gradient's Dask inputs float32 (every point's numbers float32 ones, so the NumPy gradient of
+   the same numbers is the reference: the lazy code computes in float64).
 
 Kinds: ``wrong`` (gradient against the differences), ``nonfinite`` (nan/inf where the primal and
 the differences are finite), ``shape`` (a result not of its parameter's shape), ``mismatch``
@@ -49,8 +54,11 @@ than a clear ``UnsupportedSyntaxError``/``OptionError``), ``refusal`` (one of th
 of the supported language), ``backend-crash``/``backend-refusal`` (the same on a backend; the
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
 ``documented``), ``dtype`` (a gradient on JAX arrays called with float32 arguments,
-at a program's first point, returning another dtype). Each failure kind (and backend) keeps its first reproducers, minimised
-(``Program.shrunk``) for ``--shrink-seconds`` each.
+at a program's first point, returning another dtype), ``backend-eager`` (a Dask run's
+gradient of a Dask array parameter a NumPy array: made in memory at the data's size, not a
+graph); ``generator`` (the primal raises, also where symgrad refused the program). Each
+failure kind (and backend) keeps its first reproducers, minimised (``Program.shrunk``) for
+``--shrink-seconds`` each.
 """
 import argparse
 import math
@@ -85,7 +93,7 @@ JAX = ("jax", "jax.jit", "array_api-jax", "array_api-jax.jit")
 JITTED = ("jax.jit", "array_api-jax.jit")
 DASK = ("dask", "array_api-dask")
 KINDS = ("wrong", "nonfinite", "shape", "mismatch", "crash", "refusal", "call-time-refusal",
-         "backend-crash", "backend-refusal", "dtype")
+         "backend-crash", "backend-refusal", "dtype", "backend-eager")
 DOCUMENTED = ("cannot be printed for backend 'array_api'",
               "has no spelling for backend 'array_api'",
               "Dask has no sort")  # np.sort / np.argsort on Dask: docs/backends.md, Dask
@@ -188,11 +196,16 @@ def sizes_for(program, rng):
     return out
 
 
-def arguments(program, sizes, rng):
+def arguments(program, sizes, rng, float32=False):
+    """A point; ``float32``: each number one of float32 (``--float32``: the Dask inputs are
+    float32 arrays of the same numbers)."""
     args = []
     for name, shape in program.params.items():
         dims = tuple(sizes.get(a, a) if isinstance(a, str) else a for a in shape)
-        args.append(rng.uniform(-1.0, 1.0, dims) if dims else float(rng.uniform(-1.0, 1.0)))
+        a = rng.uniform(-1.0, 1.0, dims)
+        if float32:
+            a = a.astype(np.float32).astype(np.float64)
+        args.append(a if dims else float(a))
     return args
 
 
@@ -285,8 +298,11 @@ def to_numpy(value):
 class Backends:
     """Converting arguments and building/calling a gradient for each backend run."""
 
-    def __init__(self, names):
+    def __init__(self, names, chunking="2", float32=False):
         self.names = names
+        self.chunking, self.float32 = chunking, float32  # the Dask inputs' (``--chunks``,
+        self.rng = random.Random(0)  # ``--float32``); reseeded per program (``check``)
+        self.eager = []  # the gradients of a Dask run that are NumPy arrays (``call``)
         if any(n in JAX for n in names):
             import jax
             jax.config.update("jax_enable_x64", True)
@@ -313,10 +329,11 @@ class Backends:
         if run == "torch":
             return self.torch.from_numpy(a) if array else a
         if run == "dask":
-            return self.da.from_array(a, chunks=2) if array and a.ndim else a
+            return self.dask_array(a, self.float32) if array and a.ndim else \
+                self.dask_scalar(a, self.float32)
         a = np.asarray(a, dtype=np.float64)
-        if run == "array_api-dask":
-            return self.da.from_array(a, chunks=2) if a.ndim else a
+        if run == "array_api-dask":  # float64 always: the Array API code keeps float32 float32
+            return self.dask_array(a) if a.ndim else self.dask_scalar(a)
         if run == "array_api-numpy":
             return a
         if run == "array_api-strict":
@@ -334,6 +351,34 @@ class Backends:
         result = (self.jax.jit(gf) if run in JITTED else gf)(*converted)
         return [str(r.dtype) for r in (result if isinstance(result, tuple) else (result,))]
 
+    def chunks(self, shape):
+        """2 along every axis, or (``--chunks random``) each axis cut at random places: chunks
+        of unequal sizes, of one element, or one chunk."""
+        if self.chunking == "2":
+            return 2
+        out = []
+        for n in shape:
+            cuts = sorted(self.rng.sample(range(1, n), self.rng.randint(0, n - 1))) if n > 1 \
+                else []
+            bounds = [0] + cuts + [n]
+            out.append(tuple(b - a for a, b in zip(bounds, bounds[1:])))
+        return tuple(out)
+
+    def dask_array(self, a, float32=False):
+        return self.da.from_array(a.astype(np.float32) if float32 else a,
+                                  chunks=self.chunks(a.shape))
+
+    def dask_scalar(self, a, float32=False):
+        """A scalar argument beside Dask arrays: a Python float, or (``--chunks random``) a NumPy
+        scalar or a 0-d Dask array."""
+        if self.chunking == "2":
+            return a
+        kind = self.rng.choice(("float", "numpy", "dask"))
+        a = float(a)
+        value = np.float32(a) if float32 else np.float64(a)
+        return float(a) if kind == "float" else value if kind == "numpy" else \
+            self.da.from_array(np.asarray(value))
+
     def call(self, run, gf, args):
         converted = [self.convert(run, a) for a in args]
         if run in JITTED:
@@ -344,7 +389,9 @@ class Backends:
         else:
             result = gf(*converted)
         result = result if isinstance(result, tuple) else (result,)
-        if run in DASK:
+        if run in DASK:  # the array parameters' gradients must be Dask arrays (``eager``)
+            self.eager = [k for k, (r, a) in enumerate(zip(result, converted))
+                          if np.ndim(a) and hasattr(a, "dask") and not hasattr(r, "dask")]
             result = self.dask.compute(*result)
         return [to_numpy(r) for r in result]
 
@@ -362,6 +409,20 @@ def dask_primal(backends, module, args, run="dask"):
         return False
 
 
+def primal_raises(program, module, name):
+    """The exception (``"TypeError: ..."``) the primal raises at the program's first sizes, or
+    None: a refusal of a program that NumPy cannot run either is the generator's fault."""
+    sizes = sizes_for(program, random.Random(name))[0]
+    args = arguments(program, sizes, np.random.default_rng(0))
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module.f(*args)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"[:200]
+    return None
+
+
 def check(program, name, backends, counts=None, only=None):
     """The failures of one program (a list of ``Failure``); ``only``: (kind, backend) to look
     for, when shrinking (the other checks are skipped where they cost a build)."""
@@ -369,6 +430,7 @@ def check(program, name, backends, counts=None, only=None):
     source = program.source()
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     pyrng = random.Random(name)
+    backends.rng = random.Random(name + "-chunks")
     try:
         module = load(source)
         tape = Tape()
@@ -383,6 +445,9 @@ def check(program, name, backends, counts=None, only=None):
         builds["shapes"] = symgrad.grad(module.f, wrt=wrt, shapes=program.shapes())
     except Exception as error:
         f = classify_build_error(error)
+        raised = primal_raises(program, module, name) if f and f.kind == "refusal" else None
+        if raised:  # a program NumPy cannot run either (103-81: shapes that do not broadcast)
+            return [Failure("generator", None, f"primal raises {raised}; refused: {f.detail}")]
         return [f] if f else []
     if not want_backend:
         builds["call"] = symgrad.grad(module.f, wrt=wrt)
@@ -401,7 +466,7 @@ def check(program, name, backends, counts=None, only=None):
     points = 0
     for sizes in sizes_for(program, pyrng):
         for _ in range(2):
-            args = arguments(program, sizes, rng)
+            args = arguments(program, sizes, rng, backends.float32)
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
@@ -473,6 +538,10 @@ def check(program, name, backends, counts=None, only=None):
                         failures.append(f)
                     del gradients[run]
                     continue
+                if run in DASK and backends.eager:
+                    failures.append(Failure("backend-eager", run, "a NumPy array for a Dask "
+                                            "parameter", "Dask arrays", [
+                                                wrt[k] for k in backends.eager], where))
                 if len(got) != len(grads) or not all(close(a, b) for a, b in zip(got, grads)):
                     if tape.near_zero:  # np.std / np.linalg.norm of rounding size (63-222)
                         counts["rounding-zero-differs"] = counts.get("rounding-zero-differs",
@@ -575,6 +644,12 @@ def main(argv=None):
     parser.add_argument("--shrink-seconds", type=float, default=60.0,
                         help="time spent minimising each reproducer")
     parser.add_argument("--per-kind", type=int, default=2, help="reproducers kept per kind")
+    parser.add_argument("--chunks", choices=("2", "random"), default="2", help="the Dask "
+                        "inputs' chunks: 2 along each axis, or cut at random places per axis "
+                        "(and a scalar a float, a NumPy scalar or a 0-d Dask array)")
+    parser.add_argument("--float32", action="store_true", help="the numpy gradient's Dask "
+                        "inputs float32 ones (the points' numbers float32 ones, for NumPy too; "
+                        "array_api keeps float32, its Dask inputs stay float64)")
     parser.add_argument("--replay", nargs="+", metavar="NAME", help="check only these programs")
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
     parser.add_argument("--narrow", action="store_true", help="without the rows of "
@@ -582,7 +657,7 @@ def main(argv=None):
     parser.add_argument("--wide", action="store_true", help="the default (the rows of "
                         "array_program_wide drawn); kept so older commands run")
     options = parser.parse_args(argv)
-    backends = Backends(options.backends)
+    backends = Backends(options.backends, options.chunks, options.float32)
     start = time.monotonic()
     deadline = start + options.seconds
     counts, found = {}, {}
