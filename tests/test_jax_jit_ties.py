@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
                                 reason="jax not installed: pip install -e '.[jax]'")
 
 SOURCE = '''import numpy as np
+import scipy.special
 
 
 def largest(X, v):
@@ -61,6 +62,10 @@ def shifted(X):
 
 def pair(x, y):
     return np.sum(np.logaddexp(x, y * 2.0))
+
+
+def huge_logsumexp(v):
+    return scipy.special.logsumexp(1e23 * (v * v[None, :, 0] - 0.2 * v[None, :, 0]))
 '''
 
 V = np.array([[0.5891410741202507], [0.04005955525525784], [0.18823680193059422],
@@ -73,6 +78,7 @@ CASES = {"largest": ({"X": ("d", "d"), "v": ("k", 1)}, (np.zeros((5, 5)), V)),
          "two_of_three": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
          "last_two": ({"v": ("k", "k")}, (np.random.default_rng(0).normal(size=(4, 4)),)),
          "tied": ({"w": ("n",)}, (np.array([1.0, 3.0, 3.0, 2.0]),)),
+         "huge_logsumexp": ({"v": ("k", 1)}, (V,)),
          "shifted": ({"X": ("n",)}, (np.array([-0.99385176719703, -0.5780173092144598,
                                               0.8135282943241142, 0.4054894275759975,
                                               -0.8942315409393782]),))}
@@ -191,6 +197,24 @@ def test_logaddexp_is_numpys_with_its_derivative(module):
         other = np.where(d == 0, 0.5, 1.0 / (1.0 + np.exp(d)))
     np.testing.assert_allclose(dx, want, rtol=1e-15)
     np.testing.assert_allclose(dy, 2.0 * other, rtol=1e-15)
+
+
+@pytest.mark.xfail(strict=True, reason="open: XLA computes the logsumexp's input again in the "
+                   "fusion of exp(x - max), rounded otherwise: the shifted sum is 0 or inf, "
+                   "the gradient nan (as jax.jit(jax.grad(jax.scipy.special.logsumexp)))")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_logsumexp_of_huge_values_under_jit(module, jitted, backend):
+    """``logsumexp(1e23 * (v_i v_j - 0.2 v_j))``: the values are 1.6e7 (one ulp of 1e23) apart
+    or more, so the softmax is the one-hot of the max, v_0 v_0 - 0.2 v_0: d/dv_0 = 1e23 (2 v_0
+    - 0.2) = 9.78282e22, the rest 0, as NumPy and eager JAX give. Under ``jax.jit`` the shift
+    is the max of another computation of the input, up to 1.6e7 away: e^(x - max) is 0 or inf
+    everywhere and the gradient nan."""
+    want = np.zeros((5, 1))
+    want[0, 0] = 1e23 * (2 * V[0, 0] - 0.2)
+    np.testing.assert_allclose(symgrad.grad(module.huge_logsumexp, shapes={"v": ("k", 1)})(V),
+                               want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(jitted[f"{backend}:huge_logsumexp"][0][0]), want,
+                               rtol=1e-12)
 
 
 @pytest.mark.parametrize("backend, library, printed", [
