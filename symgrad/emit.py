@@ -38,7 +38,7 @@ from .printer import Printer, dotted_name
 from .cse import assign, cse_body
 from .functions import Value
 from .linewrap import LINE_WIDTH, to_source
-from .rules import Written, rule_for_class
+from .rules import RULES, Written, rule_for_class
 from .selected import inlined_where_selected, selected
 from .untaken import GUARDED, name_conditions
 from .written import AsWritten, holds_its_value, names_back, printed_symbols
@@ -439,6 +439,10 @@ def _lower(expr, backend, memo=None):
                 node, args[0])  # array_api: JAX arrays under jax.jit too
         if isinstance(node, sympy.Function):
             rule = rule_for_class(type(node))
+            if isinstance(node, Written) and int(node.args[0]) >= 100:  # a call as written:
+                rule, args = RULES[int(node.args[0]) - 100], args[1:]  # np.cbrt on torch (83-604)
+                if rule.lower is None or getattr(rule, backend) is not None:
+                    return node.func(node.args[0], *args)
             if rule is not None and rule.lower is not None and getattr(rule, backend) is None:
                 return rule.lower(*args)
         if args == list(node.args):

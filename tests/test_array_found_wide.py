@@ -153,3 +153,28 @@ def test_functions_of_sizes_only_on_every_backend(run):
         got = gf(convert(X), convert(v))
         for g, w in zip(got, want):
             np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
+
+
+CBRT_COMPARED = """import numpy as np
+
+
+def f(X):
+    return np.sum(np.where(0.7 > np.cbrt(X ** 2 + 0.5) * X, 1.4, np.cbrt(X ** 2 + 0.5) * X - 1.0))
+"""
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+def test_cbrt_in_a_comparison_on_every_backend(run):
+    """``np.cbrt`` in a comparison operand is printed as written, and PyTorch and the Array API
+    have no cbrt: the written call printed ``torch.cbrt`` / ``xp.cbrt`` (AttributeError: array
+    fuzzer 83-604, 83-652); it is lowered as the derivative's ``cbrt`` is, sign(x) |x|^(1/3).
+    Where c(x) = cbrt(x^2 + 0.5) x is at least 0.7 the derivative is cbrt(x^2 + 0.5) +
+    2 x^2 / (3 cbrt(x^2 + 0.5)^2), elsewhere 0."""
+    module = load_module(DIRECTORY, CBRT_COMPARED, "cbrt_compared")
+    X = np.array([0.2, 0.9, -0.5, 1.2])
+    r = np.cbrt(X ** 2 + 0.5)
+    want = np.where(r * X >= 0.7, r + 2.0 * X ** 2 / (3.0 * r ** 2), 0.0)
+    assert np.allclose(_central(module.f, X), want, atol=1e-8)
+    backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    got = symgrad.grad(module.f, shapes={"X": ("n",)}, backend=backend)(convert(X))
+    np.testing.assert_allclose(_to_numpy(got), want, rtol=1e-13)
