@@ -26,6 +26,7 @@ import sympy
 from .array_backends_api import numpy_indices_on_dask
 from .array_backends_dask import data_indices, index_names
 from .array_indexing import ARANGE, TRI_INDICES
+from .array_ops import broadcast_to
 from .array_ties import is_marked, jit_safe, plain
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
 from .array_torch import integer_names, torch_in_place
@@ -453,6 +454,15 @@ def _lower(expr, backend, memo=None):
     return walk(expr)
 
 
+def _shaped(expr, target, program):
+    """A derivative line that factoring made a number (``d*(a - b) + d*(b - a)`` is 0: the
+    derivative of ``np.var`` of one element) kept of its array's shape, as later lines index,
+    reshape or scatter it (array fuzzer 83-857: ``df_dtotal = 0.0`` then ``df_dtotal[:, :,
+    None]`` raised TypeError)."""
+    shape = program.arrays.shapes.of(target) if program.arrays is not None else ()
+    return broadcast_to(expr, shape) if expr.is_Number and shape else expr
+
+
 def _entries(program, backend, names, results):
     adjoints = getattr(program, "adjoint_names", ())
     lowered, factored = {}, {}  # memos: each distinct node is rewritten once
@@ -466,7 +476,7 @@ def _entries(program, backend, names, results):
             continue
         expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
-            expr = _factored(expr, factored, backend)
+            expr = _shaped(_factored(expr, factored, backend), a.target, program)
         lines.append((a.target, names_back(expr, back, exact) if a.written is None or
                       not back else None, a.written))
         if a.written is not None:

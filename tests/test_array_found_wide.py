@@ -178,3 +178,40 @@ def test_cbrt_in_a_comparison_on_every_backend(run):
     backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
     got = symgrad.grad(module.f, shapes={"X": ("n",)}, backend=backend)(convert(X))
     np.testing.assert_allclose(_to_numpy(got), want, rtol=1e-13)
+
+
+VARIANCE_OF_ONE = """import numpy as np
+
+
+def f(X):
+    return np.logaddexp(0.5, np.var(np.mean(X[None, None, :, -1], axis=2))) + np.sum(X * X)
+"""
+
+
+@pytest.mark.parametrize("run", ["numpy", "numpy-dask"] + RUNS + [
+    pytest.param("array_api-dask", marks=pytest.mark.skipif(
+        not HAS["array_api_compat"], reason="array_api_compat not installed: pip install -e "
+        "'.[array-api]'"))])
+def test_a_derivative_line_factored_to_a_number_keeps_its_shape(run):
+    """The variance of one element (``np.var`` of a (1, 1) array) has derivative 0: its two
+    terms d*(a - b) + d*(b - a) factored to the number 0, printed ``df_dtotal = 0.0``, and the
+    next line ``df_dtotal[:, :, None]`` raised TypeError (array fuzzer 83-857). The line keeps
+    its (1, 1) shape, so the gradient is 2 X from the sum of squares alone, at every size."""
+    module = load_module(DIRECTORY, VARIANCE_OF_ONE, "variance_of_one")
+    if run in ("numpy-dask", "array_api-dask"):
+        da = pytest.importorskip("dask.array", reason="dask is not installed: pip install -e "
+                                 "'.[dask]'")
+        backend, convert = run.split("-")[0], lambda a: da.from_array(a, chunks=1)
+    else:
+        backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    rng = np.random.default_rng(857)
+    for shapes in ({"X": (1, 1)}, {"X": ("n", "d")}, None):
+        gf = symgrad.grad(module.f, shapes=shapes, backend=backend)
+        for size in ((1, 1),) if shapes == {"X": (1, 1)} else ((1, 1), (3, 2), (2, 4)):
+            X = rng.uniform(-1.0, 1.0, size)
+            assert np.allclose(_central(module.f, X), 2.0 * X, atol=1e-8)
+            got = gf(convert(X))
+            if run.endswith("dask"):  # lazy: a Dask array of the gradient
+                assert hasattr(got, "dask"), type(got)
+                got = got.compute()
+            np.testing.assert_allclose(_to_numpy(got), 2.0 * X, rtol=1e-14, atol=1e-15)
