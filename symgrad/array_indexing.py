@@ -8,11 +8,11 @@ import ast
 import numpy as np
 import sympy
 
-from .array_backend_values import lazy_zeros
+from .array_backend_values import lazy_zeros, plain_number
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
-from .shapes import from_two
+from .shapes import ShapeError, from_two
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -179,7 +179,8 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
-    like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
+    numbers = [g.is_Number or printer.lazy and plain_number(g, printer) for g in pieces]  # 1 / n
+    like = next((k for k, number in enumerate(numbers) if not number), None)  # too (105-119)
     computed = next((item[1].name for spec in specs for item in spec if item[0] == "at"), None)
     if printer.lazy and like is None and computed is not None:  # of the index's library
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
@@ -188,15 +189,18 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
         zeros = lazy_zeros(printer, dims_ast(shape)) if printer.lazy else None  # the arrays'
         zeros = zeros or _call(printer, "np.zeros", [dims_ast(shape)])  # library (Dask's)
     else:
-        arrays = [k for k, g in enumerate(pieces) if not g.is_Number]
+        arrays = [k for k, number in enumerate(numbers) if not number]
         for k in arrays:
             if not isinstance(values[k], ast.Name):
                 piece = fresh_name(f"_{target}_piece", names)
                 body.append(ast.Assign([ast.Name(piece, ast.Store())], values[k], lineno=None))
                 values[k] = ast.Name(piece, ast.Load())
-        zeros = _call(printer, "np.zeros_like", [_of_every_library(printer, [
-            values[k] for k in arrays])], [("dtype", ast.Name("float", ast.Load())),
-                                            ("shape", dims_ast(shape))])
+        like = _of_every_library(printer, [values[k] for k in arrays])
+        if _scalars(printer, [pieces[k] for k in arrays]) and lazy_zeros(printer) is not None:
+            like = ast.BinOp(like, ast.Add(), lazy_zeros(printer))  # a 0-d piece (of NumPy
+            # scalars, W[1, 1] / (1.5 + x ** 2)) beside Dask arrays: of theirs too (105-266)
+        zeros = _call(printer, "np.zeros_like", [like], [("dtype", ast.Name("float", ast.Load())),
+                                                         ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
         made = None if scatter is None else scatter(
@@ -214,6 +218,15 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
     return body
+
+
+def _scalars(printer, pieces):
+    """Whether every piece is 0-d (its library may be NumPy's where the arrays are Dask's)."""
+    shapes = getattr(printer, "shapes", None)
+    try:
+        return shapes is not None and all(shapes.of(g) == () for g in pieces)
+    except ShapeError:  # a shape not known here: the pieces' library alone, as before
+        return False
 
 
 def _of_every_library(printer, pieces):
