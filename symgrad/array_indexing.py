@@ -12,7 +12,7 @@ from .array_backend_values import lazy_zeros, plain_number
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
-from .shapes import ShapeError, from_two
+from .shapes import from_two, is_dim
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -196,9 +196,10 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
                 body.append(ast.Assign([ast.Name(piece, ast.Store())], values[k], lineno=None))
                 values[k] = ast.Name(piece, ast.Load())
         like = _of_every_library(printer, [values[k] for k in arrays])
-        if _scalars(printer, [pieces[k] for k in arrays]) and lazy_zeros(printer) is not None:
-            like = ast.BinOp(like, ast.Add(), lazy_zeros(printer))  # a 0-d piece (of NumPy
-            # scalars, W[1, 1] / (1.5 + x ** 2)) beside Dask arrays: of theirs too (105-266)
+        if _of_scalars(printer, [pieces[k] for k in arrays]) and lazy_zeros(printer) is not None:
+            like = ast.BinOp(like, ast.Add(), lazy_zeros(printer))  # pieces of NumPy scalars
+            # and sizes (W[1, 1] / (1.5 + x ** 2), 105-266; np.arange(n), 106-68) beside Dask
+            # arrays: of theirs too
         zeros = _call(printer, "np.zeros_like", [like], [("dtype", ast.Name("float", ast.Load())),
                                                          ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
@@ -220,13 +221,12 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     return body
 
 
-def _scalars(printer, pieces):
-    """Whether every piece is 0-d (its library may be NumPy's where the arrays are Dask's)."""
+def _of_scalars(printer, pieces):
+    """Whether every piece reads sizes and 0-d values only (``1 / (1.5 + x ** 2)``,
+    ``np.arange(n) * 0.25``): of NumPy's library, maybe, where the array parameters are Dask's."""
     shapes = getattr(printer, "shapes", None)
-    try:
-        return shapes is not None and all(shapes.of(g) == () for g in pieces)
-    except ShapeError:  # a shape not known here: the pieces' library alone, as before
-        return False
+    return shapes is not None and all(is_dim(s) or shapes.table.get(s, ()) == ()
+                                      for g in pieces for s in g.free_symbols)
 
 
 def _of_every_library(printer, pieces):

@@ -172,3 +172,20 @@ def test_pieces_of_numbers_sizes_and_scalars_beside_dask_data_are_lazy():
         want[1, 1] = 1.0 / 1.75
         np.testing.assert_allclose(dW.compute(), want, rtol=1e-15)
         assert abs(float(dask.compute(dx)[0]) - (-2 * 0.5 / 1.75 ** 2)) < 1e-15
+
+
+def largest_of_a_choice(X, v):  # fuzz 106-8
+    return np.max(np.where(np.logical_or(v < -0.3, np.logical_not(v < 0.4)), np.sin(v), 0.1)[1:],
+                  axis=0)
+
+
+def test_a_buffer_whose_piece_s_shape_is_not_in_the_table_is_printed():
+    """Asking the shape of a piece (the cotangent of a maximum's tie mask) to choose the buffer's
+    library raised IndexError while printing; the pieces' symbols are looked up instead. By
+    hand: the largest of sin(0.5), sin(-0.5), 0.1 is sin(0.5): d/dv[1] = cos(0.5)."""
+    v = np.array([0.0, 0.5, -0.5, 0.2])
+    g = symgrad.grad(largest_of_a_choice, shapes={"X": ("n", "d"), "v": ("d",)})
+    with dask.config.set(scheduler=refuse):
+        dX, dv = g(da.ones((2, 4), chunks=1), da.from_array(v, chunks=(1, 3)))
+    np.testing.assert_array_equal(dX.compute(), np.zeros((2, 4)))
+    np.testing.assert_allclose(dv.compute(), [0.0, np.cos(0.5), 0.0, 0.0], rtol=1e-15)
