@@ -239,7 +239,15 @@ def _reshape_vjp(node, g, i, ctx):
 
 
 def _reshape_print(printer, node):
-    return _call(printer, "np.reshape", [printer.node(node.inputs[0]), dims_ast(node.params[0])])
+    """``np.reshape(x, shape)``; of a number (a derivative folded to 0.0), ``np.full(shape, x)``:
+    ``np.reshape(0.0, (2, 2))`` raised ValueError (array fuzzer 107-9, the variance over an axis
+    of one element)."""
+    x = node.inputs[0]
+    if plain_number(x, printer):
+        value = printer.node(x)
+        lazy = lazy_zeros(printer, dims_ast(node.params[0]), value) if printer.lazy else None
+        return lazy or _call(printer, "np.full", [dims_ast(node.params[0]), value])
+    return _call(printer, "np.reshape", [printer.node(x), dims_ast(node.params[0])])
 
 
 def _read_reshape(ctx, a, newshape=REQUIRED, *more):
