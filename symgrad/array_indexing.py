@@ -8,11 +8,11 @@ import ast
 import numpy as np
 import sympy
 
-from .array_backend_values import lazy_zeros
+from .array_backend_values import lazy_zeros, plain_number
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
-from .shapes import from_two
+from .shapes import from_two, is_dim
 from .written import AsWritten
 
 
@@ -182,7 +182,8 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
     body = []
-    like = next((k for k, g in enumerate(pieces) if not g.is_Number), None)
+    numbers = [g.is_Number or printer.lazy and plain_number(g, printer) for g in pieces]  # 1 / n
+    like = next((k for k, number in enumerate(numbers) if not number), None)  # too (105-119)
     computed = next((item[1].name for spec in specs for item in spec if item[0] == "at"), None)
     if printer.lazy and like is None and computed is not None:  # of the index's library
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
@@ -191,15 +192,19 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
         zeros = lazy_zeros(printer, dims_ast(shape)) if printer.lazy else None  # the arrays'
         zeros = zeros or _call(printer, "np.zeros", [dims_ast(shape)])  # library (Dask's)
     else:
-        arrays = [k for k, g in enumerate(pieces) if not g.is_Number]
+        arrays = [k for k, number in enumerate(numbers) if not number]
         for k in arrays:
             if not isinstance(values[k], ast.Name):
                 piece = fresh_name(f"_{target}_piece", names)
                 body.append(ast.Assign([ast.Name(piece, ast.Store())], values[k], lineno=None))
                 values[k] = ast.Name(piece, ast.Load())
-        zeros = _call(printer, "np.zeros_like", [_of_every_library(printer, [
-            values[k] for k in arrays])], [("dtype", ast.Name("float", ast.Load())),
-                                            ("shape", dims_ast(shape))])
+        like = _of_every_library(printer, [values[k] for k in arrays])
+        if _of_scalars(printer, [pieces[k] for k in arrays]) and lazy_zeros(printer) is not None:
+            like = ast.BinOp(like, ast.Add(), lazy_zeros(printer))  # pieces of NumPy scalars
+            # and sizes (W[1, 1] / (1.5 + x ** 2), 105-266; np.arange(n), 106-68) beside Dask
+            # arrays: of theirs too
+        zeros = _call(printer, "np.zeros_like", [like], [("dtype", ast.Name("float", ast.Load())),
+                                                         ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
         made = None if scatter is None else scatter(
@@ -217,6 +222,14 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
             body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
                                                     ast.Store()), ast.Add(), value))
     return body
+
+
+def _of_scalars(printer, pieces):
+    """Whether every piece reads sizes and 0-d values only (``1 / (1.5 + x ** 2)``,
+    ``np.arange(n) * 0.25``): of NumPy's library, maybe, where the array parameters are Dask's."""
+    shapes = getattr(printer, "shapes", None)
+    return shapes is not None and all(is_dim(s) or shapes.table.get(s, ()) == ()
+                                      for g in pieces for s in g.free_symbols)
 
 
 def _of_every_library(printer, pieces):

@@ -239,7 +239,15 @@ def _reshape_vjp(node, g, i, ctx):
 
 
 def _reshape_print(printer, node):
-    return _call(printer, "np.reshape", [printer.node(node.inputs[0]), dims_ast(node.params[0])])
+    """``np.reshape(x, shape)``; of a number (a derivative folded to 0.0), ``np.full(shape, x)``:
+    ``np.reshape(0.0, (2, 2))`` raised ValueError (array fuzzer 107-9, the variance over an axis
+    of one element)."""
+    x = node.inputs[0]
+    if plain_number(x, printer):
+        value = printer.node(x)
+        lazy = lazy_zeros(printer, dims_ast(node.params[0]), value) if printer.lazy else None
+        return lazy or _call(printer, "np.full", [dims_ast(node.params[0]), value])
+    return _call(printer, "np.reshape", [printer.node(x), dims_ast(node.params[0])])
 
 
 def _read_reshape(ctx, a, newshape=REQUIRED, *more):
@@ -309,8 +317,11 @@ def _result_print(printer, node):
     if x.is_Number or isinstance(x, BROADCAST_TO.node):  # a constant: of the arrays' library
         inner = x if x.is_Number else x.inputs[0]  # in lazy code (lazy_zeros)
         value = printer.node(inner)
-        lazy = lazy_zeros(printer, dims_ast(shape), value) if printer.lazy and plain_number(
-            inner, printer) else None
+        if printer.lazy and not plain_number(inner, printer):  # np.full would compute a Dask
+            return ast.Call(ast.Attribute(_call(printer, "np.broadcast_to", [  # one (105-53)
+                value, dims_ast(shape)]), "astype", ast.Load()), [ast.Name("float", ast.Load())],
+                [])  # a copy of a NumPy one
+        lazy = lazy_zeros(printer, dims_ast(shape), value) if printer.lazy else None
         return lazy or _call(printer, "np.full", [dims_ast(shape), value])
     if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
         return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),

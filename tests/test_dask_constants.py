@@ -129,3 +129,63 @@ def test_a_numpy_parameter_beside_dask_data_keeps_its_gradient_and_the_data_s_is
     want = np.ones((4, 3))
     want[:, 0] = 0.0
     np.testing.assert_array_equal(dX.compute(), want)
+
+
+def a_row_total(X, v):  # fuzz 105-53
+    return np.sum(v, axis=1, keepdims=True)[1, -1]
+
+
+def a_mean_but_the_last(X, v):  # fuzz 105-119
+    return np.mean(v[:-1], axis=0)
+
+
+def over_a_scalar(x, v, W):  # fuzz 105-266
+    return W[1, 1] / (1.5 + x ** 2)
+
+
+def test_pieces_of_numbers_sizes_and_scalars_beside_dask_data_are_lazy():
+    """d/dv of a row's total is the broadcast of a constant buffer (np.full(shape, buffer)
+    computed it once the buffer was Dask's: the refusing scheduler raised); d/dv of a mean of
+    v[:-1] is 1 / (n - 1) stored into a buffer (a NumPy one: its piece is a Python number);
+    d/dW of W[1, 1] / (1.5 + x ** 2) with x a float is stored into a buffer of the piece's
+    library (NumPy's) beside a Dask W. By hand: a row of ones; 1 / 4 but the last; 1 / 1.75."""
+    X, v = np.ones((5, 3)), np.ones((5, 5))
+    g = symgrad.grad(a_row_total, shapes={"X": ("k", "d"), "v": ("k", "k")})
+    with dask.config.set(scheduler=refuse):
+        dX, dv = g(da.from_array(X, chunks=2), da.from_array(v, chunks=(3, 2)))
+    assert isinstance(dX, da.Array) and isinstance(dv, da.Array)
+    np.testing.assert_array_equal(dX.compute(), np.zeros((5, 3)))
+    want = np.zeros((5, 5))
+    want[1] = 1.0
+    np.testing.assert_array_equal(dv.compute(), want)
+    g = symgrad.grad(a_mean_but_the_last, shapes={"X": ("d", "d"), "v": ("n",)})
+    with dask.config.set(scheduler=refuse):
+        _, dv = g(da.from_array(np.ones((2, 2))), da.from_array(np.arange(5.0), chunks=2))
+    assert isinstance(dv, da.Array)
+    np.testing.assert_allclose(dv.compute(), [0.25, 0.25, 0.25, 0.25, 0.0], rtol=1e-15)
+    g = symgrad.grad(over_a_scalar, shapes={"v": ("n",), "W": ("n", "n")})
+    for x in (0.5, np.float64(0.5), da.from_array(np.array(0.5))):
+        with dask.config.set(scheduler=refuse):
+            dx, dv, dW = g(x, da.ones(3, chunks=2), da.ones((3, 3), chunks=2))
+        assert isinstance(dW, da.Array), type(x)
+        want = np.zeros((3, 3))
+        want[1, 1] = 1.0 / 1.75
+        np.testing.assert_allclose(dW.compute(), want, rtol=1e-15)
+        assert abs(float(dask.compute(dx)[0]) - (-2 * 0.5 / 1.75 ** 2)) < 1e-15
+
+
+def largest_of_a_choice(X, v):  # fuzz 106-8
+    return np.max(np.where(np.logical_or(v < -0.3, np.logical_not(v < 0.4)), np.sin(v), 0.1)[1:],
+                  axis=0)
+
+
+def test_a_buffer_whose_piece_s_shape_is_not_in_the_table_is_printed():
+    """Asking the shape of a piece (the cotangent of a maximum's tie mask) to choose the buffer's
+    library raised IndexError while printing; the pieces' symbols are looked up instead. By
+    hand: the largest of sin(0.5), sin(-0.5), 0.1 is sin(0.5): d/dv[1] = cos(0.5)."""
+    v = np.array([0.0, 0.5, -0.5, 0.2])
+    g = symgrad.grad(largest_of_a_choice, shapes={"X": ("n", "d"), "v": ("d",)})
+    with dask.config.set(scheduler=refuse):
+        dX, dv = g(da.ones((2, 4), chunks=1), da.from_array(v, chunks=(1, 3)))
+    np.testing.assert_array_equal(dX.compute(), np.zeros((2, 4)))
+    np.testing.assert_allclose(dv.compute(), [0.0, np.cos(0.5), 0.0, 0.0], rtol=1e-15)
