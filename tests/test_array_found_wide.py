@@ -1,7 +1,6 @@
 """Bugs the array fuzzer (``tests/benchmarks/fuzz_arrays.py``) found with the rows of
 ``array_program_wide`` drawn (its default), each held at its right value: derived by hand,
 cross-checked with a central difference of the primal."""
-import importlib.util
 import pathlib
 import tempfile
 
@@ -10,30 +9,10 @@ import pytest
 
 import symgrad
 from source_modules import load_module
+from test_array_found import BACKENDS, HAS, _central, _numbers
 from test_backends import RUNS, _library, _to_numpy
 
 DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_found_wide_"))
-HAS = {name: importlib.util.find_spec(name) is not None for name in ("jax", "torch",
-                                                                    "array_api_compat")}
-BACKENDS = ["numpy"] + [pytest.param(b, marks=pytest.mark.skipif(
-    not HAS[lib], reason=f"{lib} not installed: pip install -e '.[{extra}]'"))
-    for b, lib, extra in (("jax", "jax", "jax"), ("torch", "torch", "torch"),
-                          ("array_api", "array_api_compat", "array-api"))]
-
-
-def _numbers(value):
-    if type(value).__module__.startswith("torch"):
-        return value.numpy()
-    return np.asarray(value, dtype=float)
-
-
-def _central(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def _convert(backend, x):

@@ -9,6 +9,7 @@ import pytest
 
 import symgrad
 from symgrad import stop_gradient
+from test_array_found_wide import _convert as _as
 
 
 def branch_of_a_spread(X, v):
@@ -101,12 +102,3 @@ def test_entries_never_read_are_zero_at_an_undefined_point(backend, shapes):
     assert np.array_equal(np.delete(got, 1, axis=1), np.zeros((3, 2)))
 
 
-def _as(backend, a):
-    if backend == "torch":
-        import torch
-        return torch.from_numpy(a)
-    if backend == "jax":
-        import jax
-        jax.config.update("jax_enable_x64", True)
-        return jax.numpy.asarray(a)
-    return a
