@@ -87,8 +87,13 @@ def _regions(expr, known):
 
 def _substituted(expr, chosen):
     """``(condition, value)`` of ``expr`` with each ``(symbol, condition, value)`` of ``chosen``
-    put in, or None when the result still moves or is no finite number."""
-    value = expr.xreplace({s: v for s, _, v in chosen})
+    put in, or None when the result still moves or is no finite number (also where SymPy cannot
+    hold it: exp of exp of a number, out of any float's range, raised MemoryError in mpmath's
+    exp; scalar fuzzer 52-0-3638)."""
+    try:
+        value = expr.xreplace({s: v for s, _, v in chosen})
+    except (MemoryError, OverflowError):
+        return None
     if active_symbols(value) or value.has(*_NOT_A_VALUE):
         return None
     if not value.free_symbols:  # a number: min(0, 5) is 0, so min(c, 5) * t is 0 too

@@ -177,3 +177,24 @@ def test_cli_export_and_check_of_a_decorated_name(tmp_path, capsys):
     assert "def grad_energy(x, y):" in out.read_text()  # the decorator's gradient, not its 2nd
     assert cli.main(["check", f"{path}:energy", f"{path}:denergy", "--wrt", "x"]) == 0
     assert "check_grad: equal" in capsys.readouterr().out
+
+
+def exploding_constant(t):
+    a = 1.0
+    for k in range(3):
+        if t:
+            a *= math.pow(abs(0.4 - a - a) + 0.25, math.exp(a)) ** 2.0
+    return math.floor(a - (a - 2.0)) * 0.001
+
+
+def test_a_constant_out_of_every_float_range_is_no_still_region():
+    """Where ``t`` holds, the loop's constant is about 56.85 ** (2 e ** 28.5): the primal raises
+    OverflowError, and SymPy, trying the value as a still region of the branch, computed exp of
+    exp of a number and raised MemoryError in mpmath (scalar fuzzer 52-0-3638). Such a value is
+    no still region; t only decides branches, so the derivative is 0."""
+    assert symgrad.grad(exploding_constant)(0.0) == 0.0
+    assert symgrad.value_and_grad(exploding_constant)(0.0) == (0.002, 0.0)
+    with pytest.raises(OverflowError):
+        exploding_constant(1.0)
+    with pytest.raises(OverflowError):
+        symgrad.value_and_grad(exploding_constant)(1.0)
