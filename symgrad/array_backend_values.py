@@ -78,6 +78,16 @@ def lazy_zeros(printer, shape=None, value=None):
     return zeros if value is None else ast.BinOp(zeros, ast.Add(), value)
 
 
+def full_of_number(printer, shape, value=None):
+    """``np.full(shape, value)`` (``np.zeros(shape)`` where ``value`` is None) of printed
+    ``shape`` and ``value``; in lazy code of the array parameters' library (``lazy_zeros``)."""
+    made = lazy_zeros(printer, shape, value)
+    if made is not None:
+        return made
+    return _call(printer, "np.zeros", [shape]) if value is None else _call(
+        printer, "np.full", [shape, value])
+
+
 def zeros(printer, shape):
     return _call(printer, "np.zeros", [shape], like_reference(printer))
 

@@ -8,7 +8,7 @@ import ast
 import numpy as np
 import sympy
 
-from .array_backend_values import lazy_zeros, plain_number
+from .array_backend_values import full_of_number, lazy_zeros, plain_number
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
@@ -189,8 +189,7 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     elif like is None or not printer.lazy:  # a NumPy buffer; in lazy code, of numbers only, of
-        zeros = lazy_zeros(printer, dims_ast(shape)) if printer.lazy else None  # the arrays'
-        zeros = zeros or _call(printer, "np.zeros", [dims_ast(shape)])  # library (Dask's)
+        zeros = full_of_number(printer, dims_ast(shape))  # the arrays' library (Dask's)
     else:
         arrays = [k for k, number in enumerate(numbers) if not number]
         for k in arrays:

@@ -8,7 +8,7 @@ import ast
 
 import sympy
 
-from .array_backend_values import lazy_zeros, plain_number
+from .array_backend_values import full_of_number, lazy_zeros, plain_number
 from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
@@ -239,15 +239,7 @@ def _reshape_vjp(node, g, i, ctx):
 
 
 def _reshape_print(printer, node):
-    """``np.reshape(x, shape)``; of a number (a derivative folded to 0.0), ``np.full(shape, x)``:
-    ``np.reshape(0.0, (2, 2))`` raised ValueError (array fuzzer 107-9, the variance over an axis
-    of one element)."""
-    x = node.inputs[0]
-    if plain_number(x, printer):
-        value = printer.node(x)
-        lazy = lazy_zeros(printer, dims_ast(node.params[0]), value) if printer.lazy else None
-        return lazy or _call(printer, "np.full", [dims_ast(node.params[0]), value])
-    return _call(printer, "np.reshape", [printer.node(x), dims_ast(node.params[0])])
+    return _call(printer, "np.reshape", [printer.node(node.inputs[0]), dims_ast(node.params[0])])
 
 
 def _read_reshape(ctx, a, newshape=REQUIRED, *more):
@@ -321,8 +313,7 @@ def _result_print(printer, node):
             return ast.Call(ast.Attribute(_call(printer, "np.broadcast_to", [  # one (105-53)
                 value, dims_ast(shape)]), "astype", ast.Load()), [ast.Name("float", ast.Load())],
                 [])  # a copy of a NumPy one
-        lazy = lazy_zeros(printer, dims_ast(shape), value) if printer.lazy else None
-        return lazy or _call(printer, "np.full", [dims_ast(shape), value])
+        return full_of_number(printer, dims_ast(shape), value)
     if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
         return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),
                         [ast.Name("float", ast.Load())], [])

@@ -102,7 +102,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     for index in used:
         out = program.outputs[index]
         results[index] = fresh_name(program.output_names[index], names)
-        value = out if out is None else _factored(_lower(out, backend), None, backend)
+        value = out if out is None else _factored(_lower(out, backend), None, backend, printer.shapes)
         values[index] = sympy.Float(value) if value is not None and value.is_Integer else value
     entries = _entries(program, backend, names, [
         (sympy.Symbol(results[i], real=True), values[i]) for i in used if values[i] is not None])
@@ -361,28 +361,34 @@ def _live(program):
     return kept[::-1]
 
 
-def _factored(expr, memo=None, backend="numpy"):
+def _factored(expr, memo=None, backend="numpy", shapes=None):
     """A result with the power-of-two content of each sum taken out again: SymPy distributes
     ``2*(a - b)`` into ``2*a - 2*b``; factored, the difference is one operation fewer and is
     shared with ``(a - b)**2``. Multiplying by a power of two is exact, so the value is the same
     (up to overflow, in a derivative only: conditions and primal assignments are left alone).
     ``memo``: a dict of the nodes done (each distinct node is rebuilt once), for one ``backend``
-    (``_mask_folded``)."""
+    (``_mask_folded``). ``shapes`` (array code): an array operand that factoring made a number
+    (``d*(a - b) + d*(b - a)`` is 0: the derivative of ``np.var`` of one element) is kept of its
+    shape, ``np.broadcast_to(0.0, shape)``, as the node around it indexes or reshapes it (array
+    fuzzer 83-857: ``0.0[:, :, None]`` raised TypeError; 107-9: ``np.reshape(0.0, (2, 2))``)."""
     memo = {} if memo is None else memo
     found = memo.get(expr)
     if found is None:
-        found = memo[expr] = _factored_node(expr, memo, backend)
+        found = memo[expr] = _factored_node(expr, memo, backend, shapes)
     return found
 
 
-def _factored_node(expr, memo, backend):
+def _factored_node(expr, memo, backend, shapes):
     if expr.is_Atom or isinstance(expr, (sympy.logic.boolalg.Boolean, Value, Written)):
         return expr
     if isinstance(expr, sympy.Piecewise):
-        pieces = [(_factored(e, memo, backend), c) for e, c in expr.args]
+        pieces = [(_factored(e, memo, backend, shapes), c) for e, c in expr.args]
         changed = any(e is not old.expr for (e, _), old in zip(pieces, expr.args))
         return sympy.Piecewise(*pieces, evaluate=False) if changed else expr
-    args = [_factored(a, memo, backend) for a in expr.args]
+    args = [_factored(a, memo, backend, shapes) for a in expr.args]
+    if shapes is not None and getattr(expr, "rule", None) is not None:  # an array node
+        args = [_shaped(new, shapes.of(old)) if new.is_Number and not old.is_Number else new
+                for new, old in zip(args, expr.args)]
     expr = expr.func(*args) if args != list(expr.args) else expr
     if expr.is_Mul:
         expr = _mask_folded(expr, any_side=backend != "math")
@@ -454,17 +460,15 @@ def _lower(expr, backend, memo=None):
     return walk(expr)
 
 
-def _shaped(expr, target, program):
-    """A derivative line that factoring made a number (``d*(a - b) + d*(b - a)`` is 0: the
-    derivative of ``np.var`` of one element) kept of its array's shape, as later lines index,
-    reshape or scatter it (array fuzzer 83-857: ``df_dtotal = 0.0`` then ``df_dtotal[:, :,
-    None]`` raised TypeError)."""
-    shape = program.arrays.shapes.of(target) if program.arrays is not None else ()
+def _shaped(expr, shape):
+    """``expr``, a number where factoring made one of an array of ``shape``, as that array
+    (``_factored``)."""
     return broadcast_to(expr, shape) if expr.is_Number and shape else expr
 
 
 def _entries(program, backend, names, results):
     adjoints = getattr(program, "adjoint_names", ())
+    shapes = program.arrays.shapes if program.arrays is not None else None
     lowered, factored = {}, {}  # memos: each distinct node is rewritten once
     # back: the value of a line printed as written -> its name, for later lines; exact: those
     # whose name is that value's very float, the only ones put in where a value is compared
@@ -476,7 +480,8 @@ def _entries(program, backend, names, results):
             continue
         expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse
-            expr = _shaped(_factored(expr, factored, backend), a.target, program)
+            expr = _factored(expr, factored, backend, shapes)
+            expr = _shaped(expr, shapes.of(a.target)) if shapes is not None else expr
         lines.append((a.target, names_back(expr, back, exact) if a.written is None or
                       not back else None, a.written))
         if a.written is not None:

@@ -1,7 +1,7 @@
 """A derivative that folds to a number and is then reshaped (the variance over an axis of one
 element has derivative 0.0 everywhere) is an array of the parameter's shape: the NumPy code
-printed ``np.reshape(0.0, (2, 2))``, which raised ValueError (array fuzzer 107-9); it is
-``np.full((2, 2), 0.0)``, and on Dask inputs a Dask array."""
+printed ``np.reshape(0.0, (2, 2))``, which raised ValueError (array fuzzer 107-9); the factored
+operand keeps its shape (``np.broadcast_to(0.0, ...)``), and on Dask inputs is a Dask array."""
 import numpy as np
 import pytest
 
