@@ -33,24 +33,33 @@ class FormReader:
 
     def statement(self, stmt, frame):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Subscript):
-            self.item_assignment(stmt.target, frame)
+            self.item_assignment(stmt.target, frame, ast.BinOp(stmt.target, stmt.op, stmt.value))
         return super().statement(stmt, frame)
 
     def assign(self, target, value, node, frame, source=False):
         if isinstance(target, ast.Subscript):
-            self.item_assignment(target, frame)
+            self.item_assignment(target, frame, getattr(node, "value", None))
         return super().assign(target, value, node, frame, source)
 
-    def item_assignment(self, target, frame):
+    def item_assignment(self, target, frame, new=None):
         """``y[0] = v``, ``y[1:] += v`` of an array (or of a value that may be one: a number
-        cannot be indexed): refused, array values are never changed in place. Of a list, the
-        frontend refuses it (assign to a plain name)."""
+        cannot be indexed): refused, array values are never changed in place; the hint writes
+        the new array with the statement's own names (``new``: the expression of the new
+        value, or None). Of a list, the frontend refuses it (assign to a plain name)."""
         if not (isinstance(target.value, ast.Name) and isinstance(
                 self.value(target.value, frame), sympy.Expr)):
             return
+        name, where = target.value.id, target.slice
+        value = ast.unparse(new) if new is not None else "NEW"
+        if isinstance(where, (ast.Slice, ast.Tuple)):
+            hint = (f"build the new array instead, e.g. np.concatenate(({name}[:i], {value}, "
+                    f"{name}[j:])) for {name}[i:j] = {value}, or np.where of a mask of the "
+                    "positions")
+        else:
+            hint = (f"build the new array instead: {name} = np.where(np.arange(len({name})) == "
+                    f"{ast.unparse(where)}, {value}, {name})")
         self.fail(target, frame, "item or slice assignment is not supported (symgrad reads an "
-                  "array as one value, never changed in place)", "build the new array instead: "
-                  "np.where(np.arange(len(y)) == 0, 0.0, y), or np.concatenate(([0.0], y[1:]))")
+                  "array as one value, never changed in place)", hint)
 
     def logical(self, operator, conditions, node, frame):
         """``c1 & c2``, ``c1 | c2``, ``~c`` (and ``np.logical_and``/``_or``/``_not``) of element

@@ -255,7 +255,8 @@ def _callable_with(df, params, name=None):
         count, own = len(parameters), getattr(df, "__name__", "df")
     if params and count != len(params):
         primal = f"`{name}`" if name else "f"
-        raise OutputShapeError(f"`{own}` takes {count} parameters, {primal} takes {len(params)}")
+        raise OutputShapeError(f"`{own}` takes {count} parameter{'s' * (count != 1)}, {primal} "
+                               f"takes {len(params)}")
 
 
 def _why(exc):

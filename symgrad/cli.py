@@ -224,14 +224,17 @@ def _gradient(args):
         options.setdefault("backend", "math")
     gradient = getattr(api, kind or "grad")(function, shapes=shapes, **options)
     if gradient.source is None:  # array code, built per shape at its first call
-        raise _shapes_needed(args.target.name)
+        raise _shapes_needed(args.target.name, function)
     return gradient
 
 
-def _shapes_needed(name):
-    """The refusal of array code without ``--shapes`` (``show``, ``export`` and ``check``)."""
-    return CommandError(f"`{name}` computes with arrays: give their shapes, e.g. --shapes "
-                        "X=n,d w=d (names for sizes, 1 for a size-1 axis)")
+def _shapes_needed(name, function):
+    """The refusal of array code without ``--shapes`` (``show``, ``export`` and ``check``),
+    naming ``function``'s parameters."""
+    params = ", ".join(inspect.signature(function).parameters)
+    return CommandError(f"`{name}` computes with arrays: give their shapes, NAME=DIMS for each "
+                        f"parameter of {name}({params}), e.g. --shapes X=n,d w=d (names for "
+                        "sizes, 1 for a size-1 axis, x= for a number)")
 
 
 def _show(args):
@@ -265,7 +268,7 @@ def _check(args):
                             or "auto",
                             shapes=_shapes(args))
     except ShapesNeededError:
-        raise _shapes_needed(args.target.name) from None
+        raise _shapes_needed(args.target.name, function) from None
     print(report)
     return 1 if report.verdict == "different" else 0
 

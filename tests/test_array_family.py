@@ -213,8 +213,9 @@ def test_array_code_without_shapes_names_the_option(module):
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("symgrad: error: `least_squares` computes with arrays: give their "
-                           "shapes, e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 "
-                           "axis)\n")
+                           "shapes, NAME=DIMS for each parameter of least_squares(w, b, X, y), "
+                           "e.g. --shapes X=n,d w=d (names for sizes, 1 for a size-1 axis, x= "
+                           "for a number)\n")
 
 
 def blocks(x, A):

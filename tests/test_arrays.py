@@ -563,6 +563,12 @@ def item_assign(x):
     return np.sum(y)
 
 
+def slice_added(x):
+    y = x * 2.0
+    y[1:] += x[:-1]
+    return np.sum(y)
+
+
 def mask_index(x):
     return np.sum(x[x > 0.0])
 
@@ -631,6 +637,17 @@ def test_rejected_with_location(f, k, what, hint):
         assert what in str(error) and error.text.strip()
         assert hint is None or hint in error.hint
         assert "does not know the derivative" not in str(error)
+
+
+@pytest.mark.parametrize("f, hint", [
+    (item_assign, "y = np.where(np.arange(len(y)) == 0, 1.0, y)"),
+    (slice_added, "np.concatenate((y[:i], y[1:] + x[:-1], y[j:])) for y[i:j] = y[1:] + x[:-1]")])
+def test_an_item_assignment_hint_writes_the_statement_as_a_new_array(f, hint):
+    """The hint for ``y[0] = 1.0`` is that statement as a new array, with its own names and
+    value (it was a fixed template writing 0.0 whatever was assigned)."""
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
+        symgrad.grad(f, shapes={"x": ("n",)})
+    assert hint in info.value.hint
 
 
 def array_output(x):

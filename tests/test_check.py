@@ -510,8 +510,9 @@ def test_the_command_line_asks_for_shapes_with_exit_status_2(tmp_path, capsys):
     model = tmp_path / "model.py"
     model.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 2)\n\n\n"
                      "def df(x):\n    return 2 * x\n")
-    message = ("symgrad: error: `f` computes with arrays: give their shapes, e.g. --shapes "
-               "X=n,d w=d (names for sizes, 1 for a size-1 axis)\n")
+    message = ("symgrad: error: `f` computes with arrays: give their shapes, NAME=DIMS for "
+               "each parameter of f(x), e.g. --shapes X=n,d w=d (names for sizes, 1 for a "
+               "size-1 axis, x= for a number)\n")
     for command in (["check", f"{model}:f", f"{model}:df", "--wrt", "x"],
                     ["check", f"{model}:f", f"{model}:df"], ["show", f"{model}:f"],
                     ["export", f"{model}:f", "-o", str(tmp_path / "out.py")]):
@@ -638,6 +639,10 @@ def test_a_df_raising_on_every_call_is_different_not_refused():
         symgrad.assert_grad(square, square_grad_todo)
 
 
+def product(x, y):
+    return x * y
+
+
 def test_a_df_outside_the_language_is_compared_in_floats():
     report = symgrad.check_grad(square, square_grad_logged, points=[0.5, -3.0])
     assert (report.verdict, report.basis, report.worst_error) == ("equal", "numeric", 0.0)
@@ -661,6 +666,9 @@ def test_a_df_outside_the_language_is_compared_in_floats():
     with pytest.raises(symgrad.OutputShapeError, match="^`lambda` takes 2 parameters, `square` "
                                                         "takes 1$"):
         symgrad.check_grad(square, lambda x, y: 2.0 * x)
+    with pytest.raises(symgrad.OutputShapeError, match="^`lambda` takes 1 parameter, `product` "
+                                                        "takes 2$"):
+        symgrad.check_grad(product, lambda x: 2.0 * x)
     with pytest.raises(symgrad.OutputShapeError, match=r"`lambda` returns 2 values for 1 wrt"):
         symgrad.check_grad(square, lambda x: (2.0 * x, 0.0))
 
