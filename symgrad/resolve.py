@@ -15,6 +15,7 @@ names, then the closure, module globals and builtins (``FunctionSource.lookup``)
 """
 import ast
 import logging
+import math
 import types
 
 import sympy
@@ -195,9 +196,9 @@ class Resolver:
         if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
             return self.inline(obj, node, frame, statement)
         return self.fail(node, frame, f"symgrad does not know the derivative of "
-                         f"`{dotted(node.func) or _describe(obj)}`",
-                         "use math/numpy functions symgrad knows (docs/language.md) or a plain "
-                         "Python helper whose source is available")
+                         f"`{dotted(node.func) or _describe(obj)}`", _UNREAD_HINTS.get(
+                             obj, "use math/numpy functions symgrad knows (docs/language.md) or "
+                             "a plain Python helper whose source is available"))
 
     def rule_call(self, rule, node, frame, obj):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
@@ -465,6 +466,9 @@ class Resolver:
 
 
 _SEQUENCE_BUILTINS = (range, zip, enumerate, reversed, tuple, list, len, sum)
+_TRUNCATION = ("it truncates toward 0 (derivative 0 where it is defined): write math.floor(x) "
+               "where x >= 0, math.ceil(x) where x <= 0, or round(x)")
+_UNREAD_HINTS = {int: _TRUNCATION, math.trunc: _TRUNCATION}
 """Builtins read at build time: each gives a tuple (a number for ``len`` and ``sum``)."""
 
 

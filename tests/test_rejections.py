@@ -139,6 +139,10 @@ def calls_factorial(x):
     return math.factorial(n) * x
 
 
+def truncates(x):
+    return int(x) * x + math.trunc(x)
+
+
 def bare_expression(x):
     y = x * x
     y + 1.0
@@ -600,6 +604,8 @@ REJECTIONS = [
               "functions symgrad knows"),
     Rejection("unknown-derivative-factorial", calls_factorial, 2, "math.factorial",
               "math.factorial", "functions symgrad knows"),
+    Rejection("unknown-derivative-int", truncates, 1, "int(x)", "`int`", "math.floor(x) where "
+              "x >= 0"),
     Rejection("bare-expression", bare_expression, 2, "y + 1.0", "not a call", "remove it"),
     Rejection("input", reads_input, 1, "input()", "input", "functions symgrad knows"),
     Rejection("undefined-name", uses_undefined, 1, "not_defined_anywhere",
