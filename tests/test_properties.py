@@ -82,10 +82,12 @@ def test_reverse_matches_reference(case):
     pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=f"open on main ({OPEN[p]} fixes "
                                                                  "it): then leave OPEN"))
     if p in OPEN else p for p in program_gen.PATTERNS])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_the_bug_patterns_match_reference(pattern):
     """Small programs built around each kind the fuzzer found (``program_gen.focused``), 40 of
     each (deterministic: program ``n`` is drawn from the seed ``"<pattern>-<n>"``); each profile
-    finds its kind on the code it broke (docs/testing.md)."""
+    finds its kind on the code it broke (docs/testing.md). (The primal of a NumPy call outside
+    its domain warns as NumPy does, np.log(-1.0): the check compares it, silently.)"""
     for n in range(PATTERN_EXAMPLES):
         chooser = program_gen.RandomChooser(f"{pattern}-{n}")
         prog = program_gen.program(chooser, focus=(pattern,))
