@@ -129,6 +129,11 @@ class _Reader(Branches, Expressions, Resolver, Guards):
                       "end the function with `return <expression>`")
         outputs = result if isinstance(result, tuple) else (result,)
         for out in outputs:
+            if isinstance(out, sympy.logic.boolalg.Boolean) and not isinstance(out, sympy.Expr):
+                self.fail(node, frame, f"`{src.name}` returns a condition (symgrad reads a "
+                          "comparison, and `and`/`or`, as conditions only, not as Python's "
+                          "choice of an operand)", "return a number: for a choice write "
+                          "`a if condition else b`")
             if not isinstance(out, sympy.Expr):
                 self.fail(node, frame, f"`{src.name}` returns a non-number", "return floats only")
         self._check_stop_names(frame)

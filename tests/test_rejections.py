@@ -143,6 +143,10 @@ def truncates(x):
     return int(x) * x + math.trunc(x)
 
 
+def returns_and_or(x):
+    return (x > 0.0 and x < 2.0) and x * x or -x
+
+
 def bare_expression(x):
     y = x * x
     y + 1.0
@@ -606,6 +610,8 @@ REJECTIONS = [
               "math.factorial", "functions symgrad knows"),
     Rejection("unknown-derivative-int", truncates, 1, "int(x)", "`int`", "math.floor(x) where "
               "x >= 0"),
+    Rejection("returns-condition", returns_and_or, 0, "def", "returns a condition",
+              "`a if condition else b`"),
     Rejection("bare-expression", bare_expression, 2, "y + 1.0", "not a call", "remove it"),
     Rejection("input", reads_input, 1, "input()", "input", "functions symgrad knows"),
     Rejection("undefined-name", uses_undefined, 1, "not_defined_anywhere",
