@@ -135,7 +135,9 @@ def branches(target, expr, printer, names, renamed, emitted_back, known):
         (value, cond), rest = expr.args[0], expr.args[1:]
         rest = rest[0].expr if rest[0].cond is sympy.true else sympy.Piecewise(*rest)
     blocks, stops = [], []
-    for part in (value, rest):
+    for holds, part in ((True, value), (False, rest)):
+        if not isinstance(expr, Branch):  # a primal value as written is left as it is
+            part = _given(part, cond, holds)
         lines = Lines(known)
         lines.line(target, as_float(part), branch=True)
         if isinstance(expr, Branch):  # as written: no common term is taken out of a sum
@@ -149,6 +151,28 @@ def branches(target, expr, printer, names, renamed, emitted_back, known):
     if all(len(b) == 1 and isinstance(b[0], ast.Assign) for b in blocks):  # nothing shared
         return assign(target.name, ast.IfExp(test, blocks[0][0].value, blocks[1][0].value)), stops
     return ast.If(test=test, body=blocks[0], orelse=blocks[1]), stops
+
+
+def _given(expr, cond, holds):
+    """``expr`` in the block where ``cond`` is ``holds``: a ``Piecewise`` in it testing that same
+    ``cond`` takes the side the block is on (the same test of the same values, so the same float
+    decision; it printed ``y if x > 0.0 else ...`` again inside ``if x > 0.0:``)."""
+    def side(piecewise):
+        kept = []
+        for value, test in piecewise.args:
+            if test == cond:
+                if holds:
+                    kept.append((value, sympy.true))
+                    break
+                continue
+            kept.append((value, test))
+            if test is sympy.true:
+                break
+        if kept and kept[0][1] is sympy.true:
+            return kept[0][0]
+        return sympy.Piecewise(*kept, evaluate=False)
+    return expr.replace(lambda e: isinstance(e, sympy.Piecewise) and any(
+        test == cond for _, test in e.args), side)
 
 
 def _no_default(expr):

@@ -605,3 +605,26 @@ def test_static_parameter_guard():
 def test_static_parameter_cannot_be_wrt():
     with pytest.raises(symgrad.OptionError):
         symgrad.grad(power_series, wrt="n")
+
+
+def invariant_branch(x, y):
+    s = 0.0
+    for k in range(1, 4):
+        if x > 0:
+            s += x ** k * y
+        else:
+            s -= k * math.sin(x * y)
+    return s
+
+
+def test_a_branch_inside_its_own_block_is_not_tested_again():
+    """A loop-invariant ``if`` read per iteration: inside ``if x > 0.0:`` the derivative's
+    ``y if x > 0.0 else ...`` was printed again (35 lines at 3 iterations, each block re-testing
+    its own condition); now one choice per derivative. Values: s = (x + x^2 + x^3) y for x > 0,
+    -6 sin(xy) otherwise."""
+    gradient = symgrad.grad(invariant_branch, wrt=(0, 1))
+    assert gradient.source.count(" if x > 0.0") == 2 and "if x > 0.0:" not in gradient.source
+    for x, y in [(0.7, 1.3), (2.0, -0.5), (-0.7, 1.3), (0.0, 2.0)]:
+        want = ((1 + 2 * x + 3 * x * x) * y, x + x * x + x ** 3) if x > 0 else \
+            (-6 * y * math.cos(x * y), -6 * x * math.cos(x * y))
+        assert gradient(x, y) == pytest.approx(want, rel=1e-14, abs=1e-15)
