@@ -168,16 +168,16 @@ def _index_adjoint_print(printer, node):
 
 def index_adjoint_statements(printer, target, node, names, scatter=None):
     """The statements computing an index adjoint node into the name ``target`` (a fresh name from
-    ``names`` for the first piece that is not a number, when it is not a name already). The buffer
-    is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
-    (of each piece's: ``_of_every_library``; a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
-    the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it) in lazy code (``printer.lazy``), or with numbers only of the index the code
-    computes (``np.zeros_like(position, ...)``: a Dask array where it is one); ``np.zeros(shape)``
-    in NumPy code and for numbers only. ``scatter(printer, target, shape, spec, value, names,
-    stretched)`` (lazy code: ``array_backends_dask``) gives the statements of a piece where NumPy's
-    form does not run, or None (``stretched``: the value is of fewer elements than ``x[spec]``,
-    broadcast to it by ``+=``)."""
+    ``names`` for the first piece that is not a number, when it is not a name already). In lazy
+    code (``printer.lazy``) the buffer is of the arguments' library (``lazy_zeros``: a Dask
+    array when any argument is one, which ``z[1:] += g`` then updates lazily; float64: an int
+    buffer would truncate what is added to it), ``np.zeros_like(X, dtype=float)`` where it has
+    the shape of an array parameter ``X`` (in ``X``'s chunks); with no array parameter, of each
+    piece's library (``_of_every_library``), or with numbers only of the index the code computes
+    (``np.zeros_like(position, ...)``); ``np.zeros(shape)`` in NumPy code. ``scatter(printer,
+    target, shape, spec, value, names, stretched)`` (lazy code: ``array_backends_dask``) gives
+    the statements of a piece where NumPy's form does not run, or None (``stretched``: the
+    value is of fewer elements than ``x[spec]``, broadcast to it by ``+=``)."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
@@ -185,7 +185,11 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     numbers = [g.is_Number or printer.lazy and plain_number(g, printer) for g in pieces]  # 1 / n
     like = next((k for k, number in enumerate(numbers) if not number), None)  # too (105-119)
     computed = next((item[1].name for spec in specs for item in spec if item[0] == "at"), None)
-    if printer.lazy and like is None and computed is not None:  # of the index's library
+    if printer.lazy and lazy_zeros(printer) is not None:  # of the arguments' library, which
+        zeros = full_of_number(printer, dims_ast(shape), dims=shape)  # every piece is of, or
+        # NumPy's (of no array parameter: a NumPy constant, np.arange(n), 106-68), in the
+        # chunks of the array parameter of its shape (array_library)
+    elif printer.lazy and like is None and computed is not None:  # of the index's library
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     elif like is None or not printer.lazy:  # a NumPy buffer; in lazy code, of numbers only, of
