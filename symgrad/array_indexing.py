@@ -9,6 +9,7 @@ import numpy as np
 import sympy
 
 from .array_backend_values import full_of_number, lazy_zeros, plain_number
+from .array_empty import FULL, guarded, selection
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
@@ -210,20 +211,19 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
                                                          ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
-        made = None if scatter is None else scatter(
+        status = selection(spec, shape) if printer.lazy else FULL  # Dask stores into no
+        made = None if scatter is None else scatter(  # empty selection (array_empty)
             printer, target, shape, spec, printer.node(g) if piece.is_Number else value, names,
             not piece.is_Number and piece != g)
-        if made is not None:
-            body.extend(made)
-            continue
-        if any(item[0] == "array" for item in spec) and not distinct(spec, printer.constants):
-            body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
-                                          [ast.Name(target, ast.Load()), spec_ast(spec, True),
-                                           value],
-                                          [])))
-        else:
-            body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
-                                                    ast.Store()), ast.Add(), value))
+        if made is None and any(item[0] == "array" for item in spec) and not distinct(
+                spec, printer.constants):
+            made = [ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
+                                      [ast.Name(target, ast.Load()), spec_ast(spec, True),
+                                       value], []))]
+        elif made is None:
+            made = [ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
+                                                ast.Store()), ast.Add(), value)]
+        body.extend(guarded(made, target, spec_ast(spec), status))
     return body
 
 
