@@ -42,6 +42,16 @@ def like_reference(printer):
     return keywords
 
 
+def subscriptable(printer, x):
+    """``x`` printed, made a 0-d array of the reference parameter's dtype where it prints as a
+    Python number (``2.0``, ``-0.4``, ``n - 1``), which has no ``[None]``: ``np.full((), -0.4)``
+    (``(-0.4)[None]`` raised TypeError: array fuzzer 133-108)."""
+    value = printer.node(x)
+    if isinstance(value, ast.Constant) or plain_number(x, printer):
+        return printer.new_array(value)
+    return value
+
+
 def full(printer, shape, value):
     """``np.full(shape, value)`` (``shape`` and ``value`` printed) as an array of the reference
     parameter's dtype and device."""
