@@ -5,6 +5,7 @@ library lacks.
 """
 import ast
 
+from .array_library import like_parameter
 from .array_nodes import ArrayNode, _call
 from .errors import OptionError
 from .shapes import is_dim
@@ -41,6 +42,16 @@ def like_reference(printer):
     return keywords
 
 
+def subscriptable(printer, x):
+    """``x`` printed, made a 0-d array of the reference parameter's dtype where it prints as a
+    Python number (``2.0``, ``-0.4``, ``n - 1``), which has no ``[None]``: ``np.full((), -0.4)``
+    (``(-0.4)[None]`` raised TypeError: array fuzzer 133-108)."""
+    value = printer.node(x)
+    if isinstance(value, ast.Constant) or plain_number(x, printer):
+        return printer.new_array(value)
+    return value
+
+
 def full(printer, shape, value):
     """``np.full(shape, value)`` (``shape`` and ``value`` printed) as an array of the reference
     parameter's dtype and device."""
@@ -54,34 +65,34 @@ def bool_array(printer, value):
                  [("device", _device(printer))])
 
 
-def lazy_zeros(printer, shape=None, value=None):
+def lazy_zeros(printer, shape=None, value=None, dims=None):
     """In lazy code (``printer.lazy``), an array of numbers only (a gradient constant in the data:
-    ``np.sum(2.0 * X)``'s, ``np.trace(X)``'s) of the array parameters' library, so a Dask one when
-    any is: ``np.zeros_like(X, dtype=float, shape=(n, d))`` (of every array parameter's: the sum
-    of a 0-d zero of each), plus ``value`` (printed) where given; ``shape`` None: 0-d. None
-    outside lazy code, or with no array parameter. NumPy's ``np.zeros((n, d))`` or
+    ``np.sum(2.0 * X)``'s, ``np.trace(X)``'s), or of what reads no array parameter (a NumPy
+    constant, a scalar parameter), of the arguments' library (``printer.library``,
+    ``array_library``), so a Dask one when any argument is: ``np.zeros_like(library,
+    dtype=float, shape=(n, d))``, plus ``value`` (printed) where given; ``shape`` None: 0-d.
+    ``dims`` (the sizes ``shape`` prints) an array parameter's shape: ``np.zeros_like(X,
+    dtype=float)``, in ``X``'s chunks (``like_parameter``).
+    None outside lazy code, or with no array parameter. NumPy's ``np.zeros((n, d))`` or
     ``np.broadcast_to(2.0, (n, d))`` there made the gradient of Dask data a NumPy array of the
     data's size, in memory (10^9 elements: 8 GB), not a graph computed chunk by chunk."""
-    names = getattr(printer, "lazy_arrays", None) if printer.lazy else None
-    if not names:
+    library = getattr(printer, "library", None) if printer.lazy else None
+    if library is None:
         return None
-    like = ast.Name(names[0], ast.Load())
-    if len(names) > 1:  # a 0-d zero of each: a Dask array when any parameter is one
-        like = None
-        for name in names:
-            zero = _call(printer, "np.zeros_like", [ast.Name(name, ast.Load())], [
-                ("shape", ast.Tuple([], ast.Load()))])
-            like = zero if like is None else ast.BinOp(like, ast.Add(), zero)
     shape = ast.Tuple([], ast.Load()) if shape is None else shape
-    zeros = _call(printer, "np.zeros_like", [like], [("dtype", ast.Name("float", ast.Load())),
-                                                      ("shape", shape)])
+    like = like_parameter(printer, dims)
+    zeros = _call(printer, "np.zeros_like", [ast.Name(like, ast.Load())], [
+        ("dtype", ast.Name("float", ast.Load()))]) if like is not None else _call(
+        printer, "np.zeros_like", [ast.Name(library, ast.Load())], [
+            ("dtype", ast.Name("float", ast.Load())), ("shape", shape)])
     return zeros if value is None else ast.BinOp(zeros, ast.Add(), value)
 
 
-def full_of_number(printer, shape, value=None):
+def full_of_number(printer, shape, value=None, dims=None):
     """``np.full(shape, value)`` (``np.zeros(shape)`` where ``value`` is None) of printed
-    ``shape`` and ``value``; in lazy code of the array parameters' library (``lazy_zeros``)."""
-    made = lazy_zeros(printer, shape, value)
+    ``shape`` and ``value``; in lazy code of the arguments' library (``lazy_zeros``; ``dims``:
+    the sizes ``shape`` prints)."""
+    made = lazy_zeros(printer, shape, value, dims)
     if made is not None:
         return made
     return _call(printer, "np.zeros", [shape]) if value is None else _call(

@@ -19,6 +19,7 @@ import ast
 import copy
 
 from .array_buffers import reuse_buffers
+from .array_library import library_lines
 from .program import fresh_name
 
 
@@ -37,12 +38,24 @@ def numpy_input_test(name):
     return ast.BoolOp(ast.Or(), [numpy, ast.UnaryOp(ast.Not(), has)])
 
 
-def conversions(names, lazy=False):
+def conversions(names, lazy=False, printer=None):
     """``X = np.asarray(X, dtype=float)`` for each name: float64 NumPy arrays, as the numpy
     gradient computes with (integers, lists, float32 converted). In lazy code, ``X =
     np.asarray(X, dtype=float) if <NumPy input X> else X.astype(float)``: a lazy array (a Dask
     array) is kept lazy, its ``astype`` adds a task to the graph (none when it is float64
-    already) and computes nothing."""
+    already) and computes nothing.
+
+    ``printer.library`` (lazy code with several parameters, ``printer.lazy_arrays`` of them
+    array ones: ``array_library``): then
+    ``library = np.zeros_like(X, shape=(0,)) + np.zeros_like(w, shape=(0,))``, an empty array of
+    every parameter's library (a Dask one when any argument is Dask; empty, not 0-d: NumPy's
+    sum of 0-d arrays is a NumPy scalar, which ``like=`` does not take), and each array
+    parameter that is a NumPy array is made an array of that library (``np.asarray(w,
+    like=library)``, NEP 35: a Dask array, as Dask makes of a NumPy operand; nothing for NumPy
+    arguments). Every
+    array the code computes from an array parameter is then of the arguments' library: a
+    gradient of Dask data whose value reads only a NumPy ``w`` (``np.sum(X[:, 0] * w)``'s d/dX,
+    ``w`` stored into a buffer) is a Dask graph, not a NumPy array of the data's size."""
     lines = []
     for name in names:
         value = ast.Call(_np("asarray"), [ast.Name(name, ast.Load())],
@@ -52,6 +65,9 @@ def conversions(names, lazy=False):
                             [ast.Name("float", ast.Load())], [])
             value = ast.IfExp(numpy_input_test(name), value, kept)
         lines.append(ast.Assign([ast.Name(name, ast.Store())], value, lineno=None))
+    library = getattr(printer, "library", None)
+    if lazy and library is not None and library not in names:
+        lines.extend(library_lines(names, printer.lazy_arrays, library))
     return lines
 
 

@@ -18,6 +18,7 @@ import sympy
 
 from .array_backend_values import _device, constant, plain_number, refuse, zeros
 from .array_backends_api import gathered_scatter, one_hot_scatter
+from .array_empty import EMPTY, FULL, guarded, selection
 from .array_nodes import _call, dims_ast
 from .program import fresh_name
 
@@ -298,6 +299,9 @@ def _index_adjoint_statements(printer, target, node, names):
     body = [ast.Assign([ast.Name(target, ast.Store())], zeros(printer, dims_ast(shape)),
                        lineno=None)]
     for g, spec in zip(node.inputs, specs):
+        if printer.backend == "array_api" and selection(spec, shape) == EMPTY:
+            continue  # nothing selected at any size: nothing added (Dask raises: array_empty)
+        original = spec  # a reversed slice's store selects as many elements as it
         value = printer.node(_unstretched(g))
         if printer.backend == "torch" and plain_number(_unstretched(g), printer):  # tensors only
             value = printer.new_array(value)
@@ -311,7 +315,8 @@ def _index_adjoint_statements(printer, target, node, names):
                 reversed_ = fresh_name(f"{target}_reversed", names)
                 body.append(ast.Assign([ast.Name(reversed_, ast.Store())],
                                        zeros(printer, dims_ast(shape)), lineno=None))
-                body.extend(_added(printer, reversed_, _index_items(printer, plain), value))
+                body.extend(_stored(printer, reversed_, _index_items(printer, plain), value,
+                                    original, shape))
                 body.append(ast.AugAssign(ast.Name(target, ast.Store()), ast.Add(),
                                           _flip(printer, ast.Name(reversed_, ast.Load()),
                                                 flipped)))
@@ -371,8 +376,15 @@ def _index_adjoint_statements(printer, target, node, names):
                 continue
             body.extend(gathered_scatter(printer, target, shape, spec, printer.node(g), names))
         else:
-            body.extend(_added(printer, target, index, value))
+            body.extend(_stored(printer, target, index, value, original, shape))
     return body
+
+
+def _stored(printer, target, index, value, spec, shape):
+    """``_added``; on the Array API under ``if target[index].size:`` where the selection is
+    empty at some sizes (Dask raises storing into it: ``array_empty``)."""
+    status = selection(spec, shape) if printer.backend == "array_api" else FULL
+    return guarded(_added(printer, target, index, value), target, index, status)
 
 
 def _negative_indices(printer, spec):

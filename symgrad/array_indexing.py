@@ -9,6 +9,7 @@ import numpy as np
 import sympy
 
 from .array_backend_values import full_of_number, lazy_zeros, plain_number
+from .array_empty import FULL, guarded, selection
 from .array_nodes import REQUIRED, ArrayRule, _call, dims_ast, int_ast
 from .array_ops import BROADCAST_TO
 from .program import fresh_name
@@ -168,16 +169,16 @@ def _index_adjoint_print(printer, node):
 
 def index_adjoint_statements(printer, target, node, names, scatter=None):
     """The statements computing an index adjoint node into the name ``target`` (a fresh name from
-    ``names`` for the first piece that is not a number, when it is not a name already). The buffer
-    is ``np.zeros_like(that piece, dtype=float, shape=...)``: a float64 array of the pieces' library
-    (of each piece's: ``_of_every_library``; a lazy Dask array for Dask pieces, which ``z[1:] += g`` then updates lazily; float64 whatever
-    the piece's dtype: ``np.arange(n)`` is an int array, and an int buffer would truncate what is
-    added to it) in lazy code (``printer.lazy``), or with numbers only of the index the code
-    computes (``np.zeros_like(position, ...)``: a Dask array where it is one); ``np.zeros(shape)``
-    in NumPy code and for numbers only. ``scatter(printer, target, shape, spec, value, names,
-    stretched)`` (lazy code: ``array_backends_dask``) gives the statements of a piece where NumPy's
-    form does not run, or None (``stretched``: the value is of fewer elements than ``x[spec]``,
-    broadcast to it by ``+=``)."""
+    ``names`` for the first piece that is not a number, when it is not a name already). In lazy
+    code (``printer.lazy``) the buffer is of the arguments' library (``lazy_zeros``: a Dask
+    array when any argument is one, which ``z[1:] += g`` then updates lazily; float64: an int
+    buffer would truncate what is added to it), ``np.zeros_like(X, dtype=float)`` where it has
+    the shape of an array parameter ``X`` (in ``X``'s chunks); with no array parameter, of each
+    piece's library (``_of_every_library``), or with numbers only of the index the code computes
+    (``np.zeros_like(position, ...)``); ``np.zeros(shape)`` in NumPy code. ``scatter(printer,
+    target, shape, spec, value, names, stretched)`` (lazy code: ``array_backends_dask``) gives
+    the statements of a piece where NumPy's form does not run, or None (``stretched``: the
+    value is of fewer elements than ``x[spec]``, broadcast to it by ``+=``)."""
     shape, specs = node.params
     pieces = [_unstretched(g) for g in node.inputs]
     values = [printer.node(g) for g in pieces]  # `+=` and np.add.at broadcast by themselves
@@ -185,7 +186,11 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
     numbers = [g.is_Number or printer.lazy and plain_number(g, printer) for g in pieces]  # 1 / n
     like = next((k for k, number in enumerate(numbers) if not number), None)  # too (105-119)
     computed = next((item[1].name for spec in specs for item in spec if item[0] == "at"), None)
-    if printer.lazy and like is None and computed is not None:  # of the index's library
+    if printer.lazy and lazy_zeros(printer) is not None:  # of the arguments' library, which
+        zeros = full_of_number(printer, dims_ast(shape), dims=shape)  # every piece is of, or
+        # NumPy's (of no array parameter: a NumPy constant, np.arange(n), 106-68), in the
+        # chunks of the array parameter of its shape (array_library)
+    elif printer.lazy and like is None and computed is not None:  # of the index's library
         zeros = _call(printer, "np.zeros_like", [ast.Name(computed, ast.Load())], [
             ("dtype", ast.Name("float", ast.Load())), ("shape", dims_ast(shape))])
     elif like is None or not printer.lazy:  # a NumPy buffer; in lazy code, of numbers only, of
@@ -206,20 +211,19 @@ def index_adjoint_statements(printer, target, node, names, scatter=None):
                                                          ("shape", dims_ast(shape))])
     body.append(ast.Assign([ast.Name(target, ast.Store())], zeros, lineno=None))
     for value, spec, g, piece in zip(values, specs, node.inputs, pieces):
-        made = None if scatter is None else scatter(
+        status = selection(spec, shape) if printer.lazy else FULL  # Dask stores into no
+        made = None if scatter is None else scatter(  # empty selection (array_empty)
             printer, target, shape, spec, printer.node(g) if piece.is_Number else value, names,
             not piece.is_Number and piece != g)
-        if made is not None:
-            body.extend(made)
-            continue
-        if any(item[0] == "array" for item in spec) and not distinct(spec, printer.constants):
-            body.append(ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
-                                          [ast.Name(target, ast.Load()), spec_ast(spec, True),
-                                           value],
-                                          [])))
-        else:
-            body.append(ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
-                                                    ast.Store()), ast.Add(), value))
+        if made is None and any(item[0] == "array" for item in spec) and not distinct(
+                spec, printer.constants):
+            made = [ast.Expr(ast.Call(ast.Attribute(printer.name("np.add"), "at", ast.Load()),
+                                      [ast.Name(target, ast.Load()), spec_ast(spec, True),
+                                       value], []))]
+        elif made is None:
+            made = [ast.AugAssign(ast.Subscript(ast.Name(target, ast.Load()), spec_ast(spec),
+                                                ast.Store()), ast.Add(), value)]
+        body.extend(guarded(made, target, spec_ast(spec), status))
     return body
 
 

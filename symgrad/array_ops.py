@@ -8,7 +8,8 @@ import ast
 
 import sympy
 
-from .array_backend_values import full_of_number, lazy_zeros, plain_number
+from .array_backend_values import full_of_number, lazy_zeros, plain_number, subscriptable
+from .array_library import like_parameter, reads_array
 from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
@@ -258,7 +259,11 @@ def _broadcast_print(printer, node):
     gradient of Dask data a NumPy array of its size)."""
     x = node.inputs[0]
     value = printer.node(x)
-    if printer.lazy and plain_number(x, printer):
+    if printer.lazy and (plain_number(x, printer) or not reads_array(x, printer)):
+        made = lazy_zeros(printer, dims_ast(node.params[0]), value, node.params[0])
+        if made is not None and like_parameter(printer, node.params[0]) is not None:
+            return made  # np.zeros_like(X, dtype=float) + value: in X's chunks (one chunk of
+            # the whole was np.broadcast_to's of a 0-d Dask array)
         value = lazy_zeros(printer, value=value) or value
     return _call(printer, "np.broadcast_to", [value, dims_ast(node.params[0])])
 
@@ -277,10 +282,7 @@ def _expand_print(printer, node):
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)]
     subscript = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-    value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):  # a number has no [None]: a 0-d array of the
-        value = printer.new_array(value)  # reference dtype first, np.full((), 2.0)[None]
-    return ast.Subscript(value, subscript, ast.Load())
+    return ast.Subscript(subscriptable(printer, node.inputs[0]), subscript, ast.Load())
 
 
 def _read_expand_dims(ctx, a, axis=REQUIRED):
@@ -309,11 +311,15 @@ def _result_print(printer, node):
     if x.is_Number or isinstance(x, BROADCAST_TO.node):  # a constant: of the arrays' library
         inner = x if x.is_Number else x.inputs[0]  # in lazy code (lazy_zeros)
         value = printer.node(inner)
-        if printer.lazy and not plain_number(inner, printer):  # np.full would compute a Dask
-            return ast.Call(ast.Attribute(_call(printer, "np.broadcast_to", [  # one (105-53)
+        if printer.lazy and reads_array(inner, printer):  # np.full would compute a Dask one
+            return ast.Call(ast.Attribute(_call(printer, "np.broadcast_to", [  # (105-53)
                 value, dims_ast(shape)]), "astype", ast.Load()), [ast.Name("float", ast.Load())],
-                [])  # a copy of a NumPy one
-        return full_of_number(printer, dims_ast(shape), value)
+                [])
+        return full_of_number(printer, dims_ast(shape), value, shape)
+    if printer.lazy and not reads_array(x, printer):  # of no array parameter (a NumPy constant
+        made = lazy_zeros(printer, dims_ast(shape), printer.node(x), shape)  # C, its copy made
+        if made is not None:  # in memory, was the gradient of Dask data): of the library
+            return made
     if copy:  # astype copies a NumPy array (and converts an int constant); lazy for Dask
         return ast.Call(ast.Attribute(printer.node(x), "astype", ast.Load()),
                         [ast.Name("float", ast.Load())], [])

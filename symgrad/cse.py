@@ -10,6 +10,7 @@ import ast
 import sympy
 
 from .array_backend_values import full, plain_number
+from .array_library import reads_array
 from .array_nodes import dims_ast
 from .entries import Lines
 from .functions import AndThen, Branch, Copy, OrElse
@@ -72,8 +73,11 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
             if symbol in definition and symbol not in renamed:
                 need(definition[symbol])
                 target = name_for(symbol)
-                if plain_number(replaced(definition[symbol], renamed, evaluate=False), printer):
+                named = replaced(definition[symbol], renamed, evaluate=False)
+                if plain_number(named, printer):
                     printer.plain_names.add(target.name)  # `_t0 = n * n`: a Python number
+                if printer.lazy and reads_array(named, printer):  # of the arguments' library
+                    printer.array_names.add(target.name)
                 line = assign(target.name, printer.expr(definition[symbol], renamed))
                 body.append(_quiet(line, printer) if _lazy(definition[symbol], printer) else line)
                 emitted_back[full[symbol]] = target
@@ -87,6 +91,8 @@ def cse_body(entries, printer, names, renamed=None, emitted_back=None, known=Non
             continue
         target = name_for(entry.target) if entry.temporary else entry.target
         printer.plain_names.discard(target.name)  # a name bound again is no number unless below
+        if printer.lazy and entry.temporary and reads_array(entry.expr, printer):
+            printer.array_names.add(target.name)
         if entry.guarded and isinstance(entry.expr, (sympy.Piecewise, Branch)) and not (
                 printer.vectorised or entry.whole or _no_default(entry.expr)):
             statement, inner = branches(target, entry.expr, printer, names, renamed,

@@ -29,6 +29,7 @@ from .array_indexing import ARANGE, TRI_INDICES
 from .array_ops import broadcast_to
 from .array_ties import is_marked, jit_safe, plain
 from .array_emit import conversions, distinct_results, expand_statements, in_place, size_lines
+from .array_library import lazy_names
 from .array_torch import integer_names, torch_in_place
 from .backends import backend as backend_spec, prologue as backend_prologue
 from .errors import OptionError
@@ -90,8 +91,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     printer.shapes = program.arrays.shapes if program.arrays is not None else None
     if printer.lazy:  # the indices computed from the data: Dask arrays (array_backends_dask)
         printer.data_indices = data_indices(program)  # the arrays constants take the library of
-        printer.lazy_arrays = [p.name for p in program.params if p.name in converted and  # :
-                               program.arrays.shapes.of(p)]  # array_backend_values.lazy_zeros
+        lazy_names(printer, program, converted, names)  # the arguments' library (array_library)
     if backend == "torch" and program.arrays is not None:
         printer.integer_names = integer_names(program)
     if backend == "array_api" and program.arrays is not None:  # NumPy's, where they index
@@ -131,7 +131,7 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
         prelude.append(_static_guard(function_name, name, value))
     if backend == "numpy" and arrays is not None:  # float arrays (lazy code: a Dask array kept)
         prelude.extend(conversions([p.name for p in program.params if p.name not in program.static],
-                                   printer.lazy))
+                                   printer.lazy, printer))
     elif backend == "numpy":  # float arrays: 1.0 / x at x = 0 is then inf under np.where, not a raise
         for p in program.params:
             if p.name not in program.static:

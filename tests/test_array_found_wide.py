@@ -194,3 +194,32 @@ def test_a_derivative_line_factored_to_a_number_keeps_its_shape(run):
                 assert hasattr(got, "dask"), type(got)
                 got = got.compute()
             np.testing.assert_allclose(_to_numpy(got), 2.0 * X, rtol=1e-14, atol=1e-15)
+
+
+NEW_AXIS_OF_A_NUMBER = """import numpy as np
+
+
+def f(X, v):
+    return (np.dot(np.expand_dims(-0.4, 0), v[None, -1])
+            + np.sum(np.expand_dims(X.shape[0] - 1.0, 0) * v[:1]))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_axis_of_a_negative_number_or_of_sizes(backend):
+    """``np.expand_dims(-0.4, 0)`` was printed ``(-0.4)[None]`` (a number printed as a negation,
+    not a constant, so not made an array first): TypeError: 'float' object is not subscriptable
+    on every backend (array fuzzer 133-108); likewise a value of sizes, ``d - 1.0``. By hand: f =
+    -0.4 v[-1] + (d - 1) v[0], so d/dv = (d - 1, 0, ..., -0.4), d/dX = 0."""
+    module = load_module(DIRECTORY, NEW_AXIS_OF_A_NUMBER, "new_axis_of_a_number")
+    for d, n in ((3, 4), (5, 2)):
+        X, v = np.ones((d, n)), np.linspace(-0.5, 0.8, n)
+        want = np.zeros(n)
+        want[0] += d - 1.0
+        want[-1] += -0.4
+        assert np.allclose(_central(lambda u: module.f(X, u), v), want, atol=1e-8)
+        gf = symgrad.grad(module.f, wrt=(0, 1), shapes={"X": ("d", "n"), "v": ("n",)},
+                          backend=backend)
+        dX, dv = gf(_convert(backend, X), _convert(backend, v))
+        np.testing.assert_allclose(_numbers(dv), want, rtol=1e-13, atol=1e-15)
+        np.testing.assert_array_equal(_numbers(dX), np.zeros((d, n)))

@@ -111,3 +111,38 @@ def test_a_buffer_takes_every_piece_s_library_not_the_first_one_s():
             dw, dx = h(*args)
         np.testing.assert_allclose(np.asarray(dask.compute(dw)[0]), want, rtol=1e-15, atol=0)
         np.testing.assert_allclose(np.asarray(dask.compute(dx)[0]), w[:-1], rtol=1e-15, atol=0)
+
+
+def inner_columns(X):  # fuzz 130-329
+    return np.min(np.sum(X[:, 1:X.shape[1] - 1], axis=1))
+
+
+def of_a_product(X):  # fuzz 130-34, X of fixed shape (2, 2): the slice 1:1 is empty
+    return np.min(np.sum((X[:, None, None, -1] * X[None, :, None, 1])[:, :, 1:X.shape[1] - 1],
+                         axis=2))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "array_api"])
+def test_a_store_into_an_empty_selection_on_dask_stores_nothing(backend):
+    """Dask's __setitem__ raised ValueError (shape mismatch) for any array stored into an empty
+    selection of an array of rank 2 or more (the adjoint of a sum over X[:, 1:d - 1] at d = 2);
+    NumPy stores nothing. By hand: at d = 2 every row sums nothing, d/dX = 0; at d = 3 and 4
+    d/dX is 1 on columns 1 .. d - 2 of the row of the smallest sum, 0 elsewhere."""
+    if backend == "array_api":
+        pytest.importorskip("array_api_compat")
+    g = symgrad.grad(inner_columns, shapes={"X": ("n", "d")}, backend=backend)
+    for d in (2, 3, 4):
+        X = np.random.default_rng(d).uniform(-1.0, 1.0, (3, d))
+        want = np.zeros((3, d))
+        if d > 2:
+            want[np.argmin(X[:, 1:d - 1].sum(axis=1)), 1:d - 1] = 1.0
+        np.testing.assert_array_equal(g(X), want)
+        with dask.config.set(scheduler=refuse):
+            got = g(da.from_array(X, chunks=1))
+        np.testing.assert_array_equal(got.compute(), want)
+    g = symgrad.grad(of_a_product, shapes={"X": (2, 2)}, backend=backend)
+    X = np.array([[0.5, -1.0], [2.0, 0.25]])
+    with dask.config.set(scheduler=refuse):
+        got = g(da.from_array(X, chunks=1))
+    np.testing.assert_array_equal(got.compute(), np.zeros((2, 2)))  # nothing is summed
+    np.testing.assert_array_equal(g(X), np.zeros((2, 2)))

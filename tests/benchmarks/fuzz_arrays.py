@@ -40,7 +40,9 @@ file and checked (``check``):
    have the NumPy gradient's. At a "kink" point a Dask gradient that differs is counted
    "dask-kink-differs", not a failure: a tie in real arithmetic only (two values equal up to rounding) is broken by the
    last bits, and Dask's chunked sums round otherwise than NumPy's (17-29); exact ties are
-   tested in ``tests/test_dask_fuzz.py``. The Dask inputs are in chunks of 2 along every axis
+   tested in ``tests/test_dask_fuzz.py``. A Dask run passes each array parameter as a NumPy
+   array with probability 1/3 (one Dask array at least: ``Backends.mix``), so a NumPy ``w``
+   meets Dask data. The Dask inputs are in chunks of 2 along every axis
    (sizes 2..5: a last chunk of one element at 3 and 5); ``--chunks random`` cuts each axis at
    random places instead (unequal chunks, one chunk, chunks of one element) and passes a scalar
    parameter as a float, a NumPy scalar or a 0-d Dask array; ``--float32`` makes the numpy
@@ -55,8 +57,8 @@ of the supported language), ``backend-crash``/``backend-refusal`` (the same on a
 refusals the docs list: einsum and scipy.special on array_api, sort on Dask, are counted apart as
 ``documented``), ``dtype`` (a gradient on JAX arrays called with float32 arguments,
 at a program's first point, returning another dtype), ``backend-eager`` (a Dask run's
-gradient of a Dask array parameter a NumPy array: made in memory at the data's size, not a
-graph); ``generator`` (the primal raises, also where symgrad refused the program). Each
+gradient of a Dask array parameter a NumPy array, also beside NumPy parameters: made in memory
+at the data's size, not a graph); ``generator`` (the primal raises, also where symgrad refused the program). Each
 failure kind (and backend) keeps its first reproducers, minimised (``Program.shrunk``) for
 ``--shrink-seconds`` each.
 """
@@ -174,6 +176,7 @@ class Failure:
         self.kind, self.backend, self.detail = kind, backend, detail
         self.expected, self.got, self.where = expected, got, where
         self.program, self.name = None, None
+        self.numpy = ()  # on a Dask run, the parameters passed as NumPy arrays (``Backends.mix``)
 
     def key(self):
         return (self.kind, self.backend or "", self.detail.split(":")[0][:60])
@@ -303,6 +306,8 @@ class Backends:
         self.chunking, self.float32 = chunking, float32  # the Dask inputs' (``--chunks``,
         self.rng = random.Random(0)  # ``--float32``); reseeded per program (``check``)
         self.eager = []  # the gradients of a Dask run that are NumPy arrays (``call``)
+        self.numpy = ()  # the parameters a Dask run passes as NumPy arrays at this point
+        self.mixing = random.Random(0)  # draws them (``mix``); reseeded per program
         if any(n in JAX for n in names):
             import jax
             jax.config.update("jax_enable_x64", True)
@@ -321,6 +326,20 @@ class Backends:
     def backend(self, run):
         return {"jax": "jax", "jax.jit": "jax", "torch": "torch", "dask": None}.get(
             run, "array_api")
+
+    def mix(self, args):
+        """Which array parameters a Dask run passes as NumPy arrays at this point (``numpy``):
+        each with probability 1/3, one Dask array at least (a NumPy ``w`` beside Dask data, where
+        the Dask parameters' gradients must be Dask arrays all the same)."""
+        arrays = [k for k, a in enumerate(args) if np.ndim(a)]
+        numpy = {k for k in arrays if self.mixing.random() < 1 / 3}
+        if arrays and numpy.issuperset(arrays):
+            numpy.discard(self.mixing.choice(arrays))
+        self.numpy = numpy
+
+    def convert_all(self, run, args):
+        return [np.asarray(a, dtype=np.float64) if run in DASK and k in self.numpy else
+                self.convert(run, a) for k, a in enumerate(args)]
 
     def convert(self, run, a):
         array = isinstance(a, np.ndarray)
@@ -380,7 +399,7 @@ class Backends:
             self.da.from_array(np.asarray(value))
 
     def call(self, run, gf, args):
-        converted = [self.convert(run, a) for a in args]
+        converted = self.convert_all(run, args)
         if run in JITTED:
             result = self.jax.jit(gf)(*converted)
         elif run in DASK:
@@ -402,7 +421,7 @@ def dask_primal(backends, module, args, run="dask"):
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = module.f(*[backends.convert(run, a) for a in args])
+            value = module.f(*backends.convert_all(run, args))
             backends.dask.compute(value)
         return True
     except Exception:
@@ -432,6 +451,7 @@ def check(program, name, backends, counts=None, only=None):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     pyrng = random.Random(name)
     backends.rng = random.Random(name + "-chunks")
+    backends.mixing = random.Random(name + "-numpy")
     try:
         module = load(source)
         tape = Tape()
@@ -480,6 +500,7 @@ def check(program, name, backends, counts=None, only=None):
                 continue
             points += 1
             where = (sizes, [np.copy(a) for a in args])
+            backends.mix(args)  # the parameters Dask runs pass as NumPy arrays at this point
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -520,6 +541,7 @@ def check(program, name, backends, counts=None, only=None):
                 elif verdict == "ok" and not all(np.all(np.isfinite(g)) for g in grads):
                     failures.append(Failure("nonfinite", None, "a nan/inf element",
                                             "finite", grads, where))
+            start = len(failures)
             for run, gf in list(gradients.items()):
                 primal_fails = run in DASK and not dask_primal(backends, module, args, run)
                 try:
@@ -571,6 +593,9 @@ def check(program, name, backends, counts=None, only=None):
                         failures.append(Failure("dtype", run, "float32 arguments, results "
                                                 "of another dtype", ["float32"] * len(dtypes),
                                                 dtypes, where))
+            for f in failures[start:]:
+                if f.backend in DASK:
+                    f.numpy = [wrt[k] for k in sorted(backends.numpy)]
     counts["points"] = counts.get("points", 0) + points
     if only is not None:
         failures = [f for f in failures if (f.kind, f.backend) == tuple(only)]
@@ -628,6 +653,8 @@ def report(failure):
         sizes, args = failure.where
         lines.append(f"sizes {sizes}; point: " + ", ".join(
             f"{p}={fmt(a)}" for p, a in zip(failure.program.params, args)))
+    if failure.numpy:
+        lines.append("passed as NumPy arrays beside the Dask ones: " + ", ".join(failure.numpy))
     lines.append(failure.program.source().rstrip())
     if failure.expected is not None and failure.expected != "":
         lines.append(f"expected: {fmt(failure.expected)}")
