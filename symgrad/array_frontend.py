@@ -35,6 +35,7 @@ from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
+ZERO = sympy.Integer(0)
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
 
@@ -137,6 +138,9 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         found = self.bound_nodes.get(expr)
         if found is not None:
             return found
+        folded = self._of_nothing(expr)
+        if folded is not None:
+            return folded
         symbol = real_symbol(fresh_name(label, self.names, self.source_names))
         self.bound_nodes[expr] = symbol
         self.node_symbols.add(symbol)
@@ -145,6 +149,22 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
             self.integer_values.add(symbol)
         return symbol
+
+    def _of_nothing(self, expr):
+        """The constant an array node is when an operand has no element and the value has some
+        (its row's ``empty``: a sum over an empty axis is 0, a product 1, a contraction of
+        length 0 is 0): a number, or an array of it (``np.broadcast_to``). It does not depend
+        on the operands, so nothing is differentiated through it: ``cbrt`` of a sum over an
+        empty slice has derivative 0 (through the node, cbrt's inf at 0 times the slice's
+        empty adjoint was 0 * inf = nan). None for any other node."""
+        rule = getattr(expr, "rule", None)
+        if rule is None or rule.empty is None:
+            return None
+        shape = self.dims.of(expr)
+        if ZERO in shape or not any(ZERO in self.dims.of(x) for x in expr.inputs):
+            return None
+        value = sympy.Integer(rule.empty)
+        return self.anonymous(arrays.broadcast_to(value, shape), rule.label) if shape else value
 
     def node_value(self, expr, label, node, frame):
         """A row's value: an array node gets its own assignment; an expression is returned."""

@@ -338,7 +338,7 @@ def _float(value):
 _AXIS = (("a", REQUIRED), ("axis", None), ("keepdims", False))
 SUM = ArrayRule("sum", ("numpy.sum",), ("sum",), _AXIS, read=_read_reduction(lambda: SUM),
                 shape=reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
-                label="total")
+                label="total", empty=0)
 MAX = ArrayRule("max", ("numpy.max", "numpy.amax"), ("max",), _AXIS,
                 read=_read_reduction(lambda: MAX), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.max"), label="largest")
@@ -347,11 +347,11 @@ MIN = ArrayRule("min", ("numpy.min", "numpy.amin"), ("min",), _AXIS,
                 numpy=_reduction_printer("np.min"), label="smallest")
 PROD = ArrayRule("prod", ("numpy.prod",), ("prod",), _AXIS, read=_read_reduction(lambda: PROD),
                  shape=reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
-                 label="product")
+                 label="product", empty=1)
 MATMUL = ArrayRule("matmul", ("numpy.dot",), ("dot",), (("a", REQUIRED),
                                                                        ("b", REQUIRED)),
                    read=_read_matmul, shape=_matmul_shape, vjp=_matmul_vjp, numpy=_matmul_print,
-                   label="product")
+                   label="product", empty=0)
 TRANSPOSE = ArrayRule("transpose", ("numpy.transpose",), ("transpose",),
                       (("a", REQUIRED), ("axes", None)), read=_read_transpose,
                       shape=_transpose_shape, vjp=_transpose_vjp, numpy=_transpose_print,

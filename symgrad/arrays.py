@@ -29,7 +29,11 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   shape, ``ctx.unbroadcast(e, shape)`` sums back); ``numpy(printer, node)`` → the ``ast`` of its
   NumPy spelling (``printer.node(e)`` prints an input, ``array_nodes.dims_ast`` a shape);
   ``label``, the name its value gets in the generated code; ``integer=True`` for a node whose
-  value is an index (``np.argmax``), which may then index an array.
+  value is an index (``np.argmax``), which may then index an array; ``empty``, for a row whose
+  value of an operand with no element is a number that does not depend on the operands (a sum
+  over an empty axis: 0, a product: 1, a contraction of length 0: 0, the determinant of a 0 by 0
+  matrix: 1): the frontend reads such a node as that constant (``ArrayReader.anonymous``), so no
+  derivative flows through it (``cbrt`` of a sum over nothing has derivative 0, not inf * 0).
 
 ``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
 differences.
