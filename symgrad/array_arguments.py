@@ -162,12 +162,16 @@ class Arguments:
         a call-time size solved for, or the equality checked when called), as sizes meet in
         ``x * y``: without ``shapes=``, ``X.reshape(X.shape[1], 1)`` of a square ``X`` makes
         its two sizes one."""
+        dims = self.reader.dims
+        have, want = dims.dim(have), dims.dim(want)  # a count found equal to another before
+        # (v0 * v1 for X0 * X1 after reshaping one into the other) is that one: into
+        # (v2, v0), its v0 * v1 meets v0 * v2 (array fuzzer 124-747)
         common = sympy.gcd(have, want)  # (n, d, 1) into (m, d): n and m meet
         have, want = sympy.cancel(have / common), sympy.cancel(want / common)
         if 1 in (have, want) or not (have.is_integer and want.is_integer):
             return False  # a call-time size is >= 2 here
         try:
-            self.reader.dims.unify(have, want)
+            dims.unify(have, want)
         except ShapeError:
             return False
         return True

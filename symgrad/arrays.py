@@ -69,9 +69,19 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     x = ctx.array(a)
     shape = ctx.shape(x)
     axes = ctx.axes(axis, len(shape))
+    count = size([shape[k] for k in axes])
+    _of_something(ctx, count)
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
-    count = size([shape[k] for k in axes])  # NumPy's mean is the sum divided by the count:
+    # NumPy's mean is the sum divided by the count:
     return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
+
+
+def _of_something(ctx, count):
+    """The refusal of a mean (``np.mean``, ``np.var``, ``np.std``) over no element: NumPy's
+    value is nan (with a warning), and no gradient of a nan exists."""
+    if count == 0:
+        ctx.fail("this is a mean over no element (an empty axis at these sizes): NumPy gives nan",
+                 "differentiate at arrays of more elements")
 
 
 def _read_var(root):
@@ -84,6 +94,7 @@ def _read_var(root):
         shape = ctx.shape(x)
         axes = ctx.axes(axis, len(shape))
         count = size([shape[k] for k in axes])
+        _of_something(ctx, count)
         total = ctx.bind(reduce_(SUM, x, axes, True, len(shape)), "total")
         mean = kept_as_written(total / count, Written(sympy.Integer(3), total, count))
         deviation = ctx.bind(x - mean, "deviation")
