@@ -86,6 +86,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         self.returned_nodes = set()  # ids of the value nodes of `return` statements
         self.array_defaults = {}  # parameter -> the constant holding its array default
         self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
+        self.zero_arrays = set()  # the symbols of arrays of zeros (``_of_nothing``)
         self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
         self.index_constants = {}  # a constant mask's or index node's name -> constants
 
@@ -146,6 +147,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         self.node_symbols.add(symbol)
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
+        if getattr(expr, "rule", None) is arrays.BROADCAST_TO and expr.inputs[0] == 0:
+            self.zero_arrays.add(symbol)
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
             self.integer_values.add(symbol)
         return symbol
@@ -158,13 +161,27 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         empty slice has derivative 0 (through the node, cbrt's inf at 0 times the slice's
         empty adjoint was 0 * inf = nan). None for any other node."""
         rule = getattr(expr, "rule", None)
-        if rule is None or rule.empty is None:
+        if rule is None:
             return None
         shape = self.dims.of(expr)
-        if ZERO in shape or not any(ZERO in self.dims.of(x) for x in expr.inputs):
+        if rule.empty is not None and ZERO not in shape and any(
+                ZERO in self.dims.of(x) for x in expr.inputs):
+            value = sympy.Integer(rule.empty)
+        elif rule.linear and any(self._zeros(x) for x in expr.inputs):
+            value = ZERO
+        else:
             return None
-        value = sympy.Integer(rule.empty)
         return self.anonymous(arrays.broadcast_to(value, shape), rule.label) if shape else value
+
+    def _zeros(self, expr):
+        """Whether ``expr`` (not a number) is an array of zeros (``np.zeros(n)``, what
+        ``_of_nothing`` made), or an expression that is 0 where those are (``2.0 * Z``)."""
+        if expr.is_Number or not self.zero_arrays:
+            return False
+        if expr in self.zero_arrays:
+            return True
+        found = expr.free_symbols & self.zero_arrays
+        return bool(found) and expr.xreplace(dict.fromkeys(found, ZERO)) == 0
 
     def node_value(self, expr, label, node, frame):
         """A row's value: an array node gets its own assignment; an expression is returned."""
@@ -198,6 +215,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
             for a in self.assignments[before:]:
                 if isinstance(a, Assignment):
                     self.dims.table[a.target] = self.shape_at(a.expr, node, frame)
+                    if a.expr in self.zero_arrays:  # Z = np.zeros(n)
+                        self.zero_arrays.add(a.target)
                     if isinstance(a.expr, StopGradient) and a.expr.args[0] in self.integer_values:
                         self.integer_values.add(a.target)  # i = stop_gradient(np.argmax(x))
             if isinstance(value, sympy.Symbol) and is_dim(value):

@@ -362,7 +362,7 @@ CONCATENATE = ArrayRule("concatenate", ("numpy.concatenate",), (),
 EINSUM = ArrayRule("einsum", ("numpy.einsum",), (), (("subscripts", REQUIRED),
                                                     ("*operands", REQUIRED)),
                    read=_read_einsum, shape=_einsum_shape, vjp=_einsum_vjp, numpy=_einsum_print,
-                   label="contracted", empty=0)
+                   label="contracted", empty=0, linear=True)
 INV = ArrayRule("inv", ("numpy.linalg.inv",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: INV.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.inv"),
@@ -403,4 +403,4 @@ SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", 
                   label="solution")
 CUMSUM = ArrayRule("cumsum", ("numpy.cumsum",), ("cumsum",), (("a", REQUIRED), ("axis", None)),
                    read=_read_cumsum, shape=_cumsum_shape, vjp=_cumsum_vjp,
-                   numpy=_cumsum_print, label="running")
+                   numpy=_cumsum_print, label="running", linear=True)

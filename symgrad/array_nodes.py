@@ -112,6 +112,7 @@ class ArrayRule:
     label: str = "t"
     integer: bool = False
     empty: object = None
+    linear: bool = False
     node: type = field(default=None, compare=False)
 
     def __post_init__(self):

@@ -33,7 +33,10 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   value of an operand with no element is a number that does not depend on the operands (a sum
   over an empty axis: 0, a product: 1, a contraction of length 0: 0, the determinant of a 0 by 0
   matrix: 1): the frontend reads such a node as that constant (``ArrayReader.anonymous``), so no
-  derivative flows through it (``cbrt`` of a sum over nothing has derivative 0, not inf * 0).
+  derivative flows through it (``cbrt`` of a sum over nothing has derivative 0, not inf * 0);
+  ``linear=True`` for a row whose value is 0 where an operand is an array of zeros (a sum, a
+  product of matrices, a transpose), so that a zero array such a constant makes (``X[:, 2:] @
+  v[2:]`` of no column is ``np.zeros(n)``) stays a constant through it.
 
 ``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
 differences.

@@ -18,17 +18,20 @@ from test_backends import RUNS, _library, _to_numpy
 
 DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_empties_"))
 
-PARTS = {  # each 0 where v has 2 elements, each with an infinite derivative there
-    "sum": "np.cbrt(np.mean(np.sum(v[None, ::-1][:, 1:len(v) - 1], axis=1)))",
-    "prod": "np.cbrt(np.prod(v[2:]) - 1.0)",
-    "dot": "np.sqrt(np.dot(v[2:], v[2:]))",
-    "matmul": "np.linalg.norm(X[:, 2:] @ v[2:])",
-    "einsum": "np.sqrt(np.sum(np.einsum('ij,j->i', X[:, 2:], v[2:]) ** 2))",
+REDUCTIONS = {  # each 0 where v has 2 elements (the slices v[2:], X[:, 2:], X[2:, 2:] empty)
+    "prod": "np.prod(v[2:]) - 1.0",
+    "dot": "np.dot(v[2:], v[2:])",
+    "matmul": "np.sum(X[:, 2:] @ v[2:])",
+    "einsum": "np.einsum('ij,j->', X[:, 2:], v[2:])",
     "norm": "np.linalg.norm(v[2:])",
-    "cumsum": "np.cbrt(np.sum(np.cumsum(v[2:])))",
-    "trace": "np.cbrt(np.trace(X[2:, 2:]))",
-    "det": "np.cbrt(np.linalg.det(X[2:, 2:]) - 1.0)",
+    "cumsum": "np.sum(np.cumsum(v[2:]))",
+    "trace": "np.trace(X[2:, 2:])",
+    "det": "np.linalg.det(X[2:, 2:]) - 1.0",
+    "slogdet": "np.linalg.slogdet(X[2:, 2:])[1]",
+    "sum_of_sums": "np.mean(np.sum(2.0 * X[:, 2:], axis=1))",
 }
+PARTS = {name: f"np.cbrt(({r}) * np.sum(v))" for name, r in REDUCTIONS.items()}
+PARTS["sum"] = "np.cbrt(np.mean(np.sum(v[None, ::-1][:, 1:len(v) - 1], axis=1)))"  # 124-1454
 
 
 def _module(parts, name):
@@ -38,10 +41,10 @@ def _module(parts, name):
 
 
 def _points(n, rng):
-    """X of shape (n, n) and v of n elements where every part has a finite derivative (no
-    element of v[2:] 0, the product of v[2:] not 1, the trailing block's det not 1)."""
-    X = rng.uniform(0.5, 1.5, (n, n))
-    v = rng.uniform(0.5, 1.5, n)
+    """X of shape (n, n) and v of n elements where every part has a finite derivative: each
+    reduction away from 0 (the products and determinants of v[2:] and X[2:, 2:] away from 1)."""
+    X = 2.0 * np.eye(n) + rng.uniform(0.0, 0.3, (n, n))
+    v = rng.uniform(1.2, 1.8, n)
     return X, v
 
 
@@ -64,11 +67,12 @@ def _check(module, gf, X, v, convert=lambda a: a, lazy=False):
 @pytest.mark.parametrize("part", sorted(PARTS))
 def test_a_reduction_over_nothing_has_derivative_zero(part):
     """At 2 elements the slice ``v[2:]`` (and ``v[1:len(v) - 1]``, ``X[:, 2:]``) is empty: the
-    sum over it is 0, the product 1, ``np.dot``/``@``/``np.einsum`` of length 0 are 0, the
-    determinant of a 0 by 0 matrix 1, so each part is 0 whatever v and X are, and the gradient
-    is that of the sums of squares alone, (X, 2 v). It was nan (``cbrt``/``sqrt``'s inf at 0
-    times the slice's adjoint of no element). Built with the sizes as numbers, as names and at
-    the call, called at 2 elements and then at 3 and 4 (and back), where the parts count."""
+    sum over it is 0, the product 1, ``np.dot``/``@``/``np.einsum`` of length 0 are 0 (an array
+    of zeros, summed: 0), the determinant of a 0 by 0 matrix 1, so each part, ``cbrt`` of 0,
+    is 0 whatever v and X are, and the gradient is that of the sums of squares alone, (X, 2 v).
+    It was nan (``cbrt``'s inf at 0 times 0, the reduction's value or the slice's adjoint of no
+    element). Built with the sizes as numbers, as names and at the call, called at 2 elements
+    and then at 3 and 4 (and back), where the parts count (central differences)."""
     module = _module([PARTS[part]], f"empty_{part}")
     rng = np.random.default_rng(1454)
     for shapes in ({"X": (2, 2), "v": (2,)}, {"X": ("n", "n"), "v": ("n",)}, None):
