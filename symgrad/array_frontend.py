@@ -161,7 +161,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         empty slice has derivative 0 (through the node, cbrt's inf at 0 times the slice's
         empty adjoint was 0 * inf = nan). None for any other node."""
         rule = getattr(expr, "rule", None)
-        if rule is None:
+        if rule is None or rule.empty is None and not rule.linear:
             return None
         shape = self.dims.of(expr)
         if rule.empty is not None and ZERO not in shape and any(
