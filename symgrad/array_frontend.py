@@ -147,7 +147,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         self.node_symbols.add(symbol)
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
-        if getattr(expr, "rule", None) is arrays.BROADCAST_TO and expr.inputs[0] == 0:
+        if getattr(expr, "rule", None) is arrays.BROADCAST_TO and expr.inputs[0].is_zero:
             self.zero_arrays.add(symbol)
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
             self.integer_values.add(symbol)
@@ -181,7 +181,10 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         if expr in self.zero_arrays:
             return True
         found = expr.free_symbols & self.zero_arrays
-        return bool(found) and expr.xreplace(dict.fromkeys(found, ZERO)) == 0
+        if not found:
+            return False
+        value = expr.xreplace(dict.fromkeys(found, ZERO))  # a number where it is one
+        return value.is_Number and value.is_zero
 
     def node_value(self, expr, label, node, frame):
         """A row's value: an array node gets its own assignment; an expression is returned."""

@@ -29,6 +29,7 @@ REDUCTIONS = {  # each 0 where v has 2 elements (the slices v[2:], X[:, 2:], X[2
     "det": "np.linalg.det(X[2:, 2:]) - 1.0",
     "slogdet": "np.linalg.slogdet(X[2:, 2:])[1]",
     "sum_of_sums": "np.mean(np.sum(2.0 * X[:, 2:], axis=1))",
+    "zeros": "np.sum(np.zeros(len(v)) * v)",  # 0 at every size: an array of zeros, summed
 }
 PARTS = {name: f"np.cbrt(({r}) * np.sum(v))" for name, r in REDUCTIONS.items()}
 PARTS["sum"] = "np.cbrt(np.mean(np.sum(v[None, ::-1][:, 1:len(v) - 1], axis=1)))"  # 124-1454
