@@ -209,7 +209,8 @@ class Specialisations:
 
     def _of_sizes(self, pattern, values, library):
         """The build for the call's very sizes where one of the pattern's sizes is 0 at them
-        (``x[1:-1]`` of 2 elements, ``n - 2`` of the build: ``empty_sizes``), else None.
+        (``x[1:-1]`` of 2 elements, ``n - 2`` of the build: ``empty_sizes``; an argument with
+        an axis of size 0), else None.
 
         A build serves every size, so its code reduces over ``x[1:-1]`` at each: at 2 elements
         a sum over nothing, 0, whose derivative flows through the code of every other size,
@@ -224,7 +225,8 @@ class Specialisations:
             info = getattr(program, "arrays", None)
             self._empties[pattern] = empty_sizes(info) if info is not None else ()
         empties = self._empties[pattern]
-        if not empties:
+        program = self.programs.get(pattern)
+        if getattr(program, "arrays", None) is None:
             return None
         shapes = {}
         for param, value in zip(self.params, values):
@@ -234,12 +236,12 @@ class Specialisations:
             if shape:
                 shapes[param] = tuple(shape)
         sizes = {}
-        for dim, (param, axis) in self.programs[pattern].arrays.dims.items():
+        for dim, (param, axis) in program.arrays.dims.items():
             shape = shapes.get(param, ())
             if axis >= len(shape) or not isinstance(shape[axis], int):  # Dask's nan: unknown
                 return None
             sizes[dim] = shape[axis]
-        if all(e.xreplace(sizes) != 0 for e in empties):
+        if 0 not in sizes.values() and all(e.xreplace(sizes) != 0 for e in empties):
             return None
         key = (library if self.by_library else "numpy", ("sizes",) + tuple(
             shapes.get(p, ()) for p in self.params))

@@ -207,3 +207,55 @@ def test_a_reshape_whose_counts_met_before():
         module.f(np.ones((2, 2)), np.ones((2, 2, 3)))
     with pytest.raises(ValueError):  # v1 and v2 differ: NumPy's second reshape raises
         gf(np.ones((2, 2)), np.ones((2, 2, 3)))
+
+
+EMPTY_ARGUMENT = """import numpy as np
+
+
+def f(X, v, w):
+    return (np.cbrt(np.sum(v) * np.sum(w)) + np.cbrt(np.sum(X @ v) * np.sum(w))
+            + np.sum(w * w))
+
+
+def mean(v, w):
+    return np.mean(v) + np.sum(w * w)
+"""
+
+
+@pytest.mark.parametrize("run", ["numpy", "numpy-dask"] + RUNS)
+def test_an_argument_of_no_element(run):
+    """An argument with an axis of size 0: the sums over it are 0 and ``X @ v`` of length 0 is
+    zeros, so both ``cbrt`` terms are 0 whatever w is, and the gradient with respect to w is 2 w
+    (it was nan: cbrt's inf at 0 times 0); v's and X's have no element. Built at the call, with
+    0 in shapes=, and at a call after a build of a general size. The mean of no element is nan
+    in NumPy: the gradient raises ValueError."""
+    if run == "numpy-dask":
+        da = pytest.importorskip("dask.array", reason="dask is not installed")
+        backend, convert = "numpy", lambda a: da.from_array(a, chunks=2)
+    else:
+        if run.startswith("jax") or run.endswith("jax"):
+            import jax
+            jax.config.update("jax_enable_x64", True)
+        backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+    module = load_module(DIRECTORY, EMPTY_ARGUMENT, "empty_argument")
+    X, v, w = np.ones((3, 0)), np.zeros(0), np.array([0.5, -1.5])
+    assert module.f(X, v, w) == pytest.approx(2.5, rel=1e-15)
+    for shapes in (None, {"X": (3, 0), "v": (0,), "w": (2,)}):
+        if shapes is not None and run != "numpy":
+            continue
+        gf = symgrad.grad(module.f, wrt=("X", "v", "w"), shapes=shapes, backend=backend)
+        if shapes is None:  # a general build first, then the empty call
+            X3, v3 = np.full((3, 2), 0.5), np.array([0.5, 1.5])
+            got = [np.asarray(_to_numpy(g)) for g in gf(*map(convert, (X3, v3, w)))]
+            np.testing.assert_allclose(got[2], _central(lambda a: module.f(X3, v3, a), w),
+                                       rtol=1e-6)
+        got = gf(*map(convert, (X, v, w)))
+        if run == "numpy-dask":
+            got = tuple(g.compute() for g in got)
+        gX, gv, gw = (np.asarray(_to_numpy(g)) for g in got)
+        assert gX.shape == (3, 0) and gv.shape == (0,)
+        np.testing.assert_allclose(gw, 2.0 * w, rtol=1e-15, atol=0.0)
+        np.testing.assert_allclose(gw, _central(lambda a: module.f(X, v, a), w), rtol=1e-7)
+    if run == "numpy":
+        with pytest.raises(ValueError, match="is 0"):
+            symgrad.grad(module.mean)(v, w)
