@@ -35,6 +35,13 @@ class Arguments:
     def shape(self, expr):
         return self.reader.shape_at(expr, self.node, self.frame)
 
+    def mean_count(self, count):
+        """The refusal of a mean (``np.mean``, ``np.var``, ``np.std``) over ``count`` = 0
+        elements: NumPy's value is nan (with a warning), and no gradient of a nan exists."""
+        if count == 0:
+            self.fail("this is a mean over no element (an empty axis at these sizes): NumPy "
+                      "gives nan", "differentiate at arrays of more elements")
+
     def bind(self, expr, label):
         return self.reader.anonymous(expr, label)
 

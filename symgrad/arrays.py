@@ -29,14 +29,10 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   shape, ``ctx.unbroadcast(e, shape)`` sums back); ``numpy(printer, node)`` → the ``ast`` of its
   NumPy spelling (``printer.node(e)`` prints an input, ``array_nodes.dims_ast`` a shape);
   ``label``, the name its value gets in the generated code; ``integer=True`` for a node whose
-  value is an index (``np.argmax``), which may then index an array; ``empty``, for a row whose
-  value of an operand with no element is a number that does not depend on the operands (a sum
-  over an empty axis: 0, a product: 1, a contraction of length 0: 0, the determinant of a 0 by 0
-  matrix: 1): the frontend reads such a node as that constant (``ArrayReader.anonymous``), so no
-  derivative flows through it (``cbrt`` of a sum over nothing has derivative 0, not inf * 0);
-  ``linear=True`` for a row whose value is 0 where an operand is an array of zeros (a sum, a
-  product of matrices, a transpose), so that a zero array such a constant makes (``X[:, 2:] @
-  v[2:]`` of no column is ``np.zeros(n)``) stays a constant through it.
+  value is an index (``np.argmax``), which may then index an array; ``empty``, the number a
+  row's value is when an operand has no element (a sum: 0, a product: 1, a contraction: 0) and
+  ``linear=True`` where an operand of zeros makes it 0 (``sum``, ``@``, layout): such a node is
+  read as that constant (``ArrayReader._of_nothing``), so no derivative flows through it.
 
 ``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
 differences.
@@ -73,18 +69,10 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     shape = ctx.shape(x)
     axes = ctx.axes(axis, len(shape))
     count = size([shape[k] for k in axes])
-    _of_something(ctx, count)
+    ctx.mean_count(count)
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
     # NumPy's mean is the sum divided by the count:
     return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
-
-
-def _of_something(ctx, count):
-    """The refusal of a mean (``np.mean``, ``np.var``, ``np.std``) over no element: NumPy's
-    value is nan (with a warning), and no gradient of a nan exists."""
-    if count == 0:
-        ctx.fail("this is a mean over no element (an empty axis at these sizes): NumPy gives nan",
-                 "differentiate at arrays of more elements")
 
 
 def _read_var(root):
@@ -97,7 +85,7 @@ def _read_var(root):
         shape = ctx.shape(x)
         axes = ctx.axes(axis, len(shape))
         count = size([shape[k] for k in axes])
-        _of_something(ctx, count)
+        ctx.mean_count(count)
         total = ctx.bind(reduce_(SUM, x, axes, True, len(shape)), "total")
         mean = kept_as_written(total / count, Written(sympy.Integer(3), total, count))
         deviation = ctx.bind(x - mean, "deviation")

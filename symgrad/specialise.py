@@ -3,7 +3,10 @@ argument ranks.
 
 A pattern gives, per parameter, one flag per axis: whether that axis has size 1 (so its length is
 the rank). Sizes never enter it, so one build serves every size with the same pattern, as
-``jax.jit`` retraces per shape but symgrad only per rank and size-1 pattern. The library kind
+``jax.jit`` retraces per shape but symgrad only per rank and size-1 pattern; except where a
+size of the pattern's build is 0 at the call's sizes (``x[2:]`` of 2 elements, an argument of
+no element): that call takes a build for its very sizes (``Specialisations._of_sizes``), where
+a reduction over the empty axis is the constant it is. The library kind
 (``library_kind``) tells NumPy arguments from *lazy* ones (a Dask array): the numpy backend prints
 the plain in-place NumPy code for the first and code that keeps a Dask graph lazy for the second.
 ``Specialisations`` holds the builds of one gradient object and dispatches each call to the one
