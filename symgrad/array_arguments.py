@@ -35,6 +35,13 @@ class Arguments:
     def shape(self, expr):
         return self.reader.shape_at(expr, self.node, self.frame)
 
+    def mean_count(self, count):
+        """The refusal of a mean (``np.mean``, ``np.var``, ``np.std``) over ``count`` = 0
+        elements: NumPy's value is nan (with a warning), and no gradient of a nan exists."""
+        if count == 0:
+            self.fail("this is a mean over no element (an empty axis at these sizes): NumPy "
+                      "gives nan", "differentiate at arrays of more elements")
+
     def bind(self, expr, label):
         return self.reader.anonymous(expr, label)
 
@@ -162,12 +169,16 @@ class Arguments:
         a call-time size solved for, or the equality checked when called), as sizes meet in
         ``x * y``: without ``shapes=``, ``X.reshape(X.shape[1], 1)`` of a square ``X`` makes
         its two sizes one."""
+        dims = self.reader.dims
+        have, want = dims.dim(have), dims.dim(want)  # a count found equal to another before
+        # (v0 * v1 for X0 * X1 after reshaping one into the other) is that one: into
+        # (v2, v0), its v0 * v1 meets v0 * v2 (array fuzzer 124-747)
         common = sympy.gcd(have, want)  # (n, d, 1) into (m, d): n and m meet
         have, want = sympy.cancel(have / common), sympy.cancel(want / common)
         if 1 in (have, want) or not (have.is_integer and want.is_integer):
             return False  # a call-time size is >= 2 here
         try:
-            self.reader.dims.unify(have, want)
+            dims.unify(have, want)
         except ShapeError:
             return False
         return True

@@ -235,11 +235,20 @@ def _zero_size_checks(body, sized, function_name):
     expression of sizes (``_t0 = n - 1.0``, a common term) stands for that expression."""
     found, derived = {}, {}
 
+    def clamps(node):  # a slice's clamped size, max(0.0, n - 2.0) (np.mean(x[2:]))
+        return {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(
+            n.func, ast.Name) and n.func.id in ("max", "min") and not n.keywords}
+
+    def size_names(node):
+        calls = clamps(node)
+        return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in calls]
+
     def of_sizes(node):
-        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        names, calls = size_names(node), clamps(node)
         return bool(names) and all(n in sized for n in names) and all(
             isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                           ast.unaryop, ast.Load)) for n in ast.walk(node))
+                           ast.unaryop, ast.Load)) or isinstance(n, ast.Call) and id(n.func) in
+            calls for n in ast.walk(node))
 
     class Resolve(ast.NodeTransformer):
         def visit_Name(self, node):
@@ -252,7 +261,7 @@ def _zero_size_checks(body, sized, function_name):
                 continue
             denominator = Resolve().visit(copy.deepcopy(node.right))
             if of_sizes(denominator):
-                names = [n.id for n in ast.walk(denominator) if isinstance(n, ast.Name)]
+                names = size_names(denominator)
                 found.setdefault(ast.unparse(denominator), (denominator, names))
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], ast.Name):

@@ -35,6 +35,7 @@ from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
+ZERO = sympy.Integer(0)
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
 
@@ -85,6 +86,7 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         self.returned_nodes = set()  # ids of the value nodes of `return` statements
         self.array_defaults = {}  # parameter -> the constant holding its array default
         self.node_symbols = set()  # the symbols of array nodes (``anonymous``)
+        self.zero_arrays = set()  # the symbols of arrays of zeros (``_of_nothing``)
         self.node_results = {}  # a Call/Subscript/Attribute AST node -> its array node's symbol
         self.index_constants = {}  # a constant mask's or index node's name -> constants
 
@@ -137,14 +139,52 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
         found = self.bound_nodes.get(expr)
         if found is not None:
             return found
+        folded = self._of_nothing(expr)
+        if folded is not None:
+            return folded
         symbol = real_symbol(fresh_name(label, self.names, self.source_names))
         self.bound_nodes[expr] = symbol
         self.node_symbols.add(symbol)
         self.assignments.append(Assignment(symbol, expr))
         self.dims.table[symbol] = self.dims.of(expr)
+        if getattr(expr, "rule", None) is arrays.BROADCAST_TO and expr.inputs[0].is_zero:
+            self.zero_arrays.add(symbol)
         if getattr(expr, "rule", None) is not None and expr.rule.integer:
             self.integer_values.add(symbol)
         return symbol
+
+    def _of_nothing(self, expr):
+        """The constant an array node is when an operand has no element and the value has some
+        (its row's ``empty``: a sum over an empty axis is 0, a product 1, a contraction of
+        length 0 is 0): a number, or an array of it (``np.broadcast_to``). It does not depend
+        on the operands, so nothing is differentiated through it: ``cbrt`` of a sum over an
+        empty slice has derivative 0 (through the node, cbrt's inf at 0 times the slice's
+        empty adjoint was 0 * inf = nan). None for any other node."""
+        rule = getattr(expr, "rule", None)
+        if rule is None or rule.empty is None and not rule.linear:
+            return None
+        shape = self.dims.of(expr)
+        if rule.empty is not None and ZERO not in shape and any(
+                ZERO in self.dims.of(x) for x in expr.inputs):
+            value = sympy.Integer(rule.empty)
+        elif rule.linear and any(self._zeros(x) for x in expr.inputs):
+            value = ZERO
+        else:
+            return None
+        return self.anonymous(arrays.broadcast_to(value, shape), rule.label) if shape else value
+
+    def _zeros(self, expr):
+        """Whether ``expr`` (not a number) is an array of zeros (``np.zeros(n)``, what
+        ``_of_nothing`` made), or an expression that is 0 where those are (``2.0 * Z``)."""
+        if expr.is_Number or not self.zero_arrays:
+            return False
+        if expr in self.zero_arrays:
+            return True
+        found = expr.free_symbols & self.zero_arrays
+        if not found:
+            return False
+        value = expr.xreplace(dict.fromkeys(found, ZERO))  # a number where it is one
+        return value.is_Number and value.is_zero
 
     def node_value(self, expr, label, node, frame):
         """A row's value: an array node gets its own assignment; an expression is returned."""
@@ -178,6 +218,8 @@ class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader
             for a in self.assignments[before:]:
                 if isinstance(a, Assignment):
                     self.dims.table[a.target] = self.shape_at(a.expr, node, frame)
+                    if a.expr in self.zero_arrays:  # Z = np.zeros(n)
+                        self.zero_arrays.add(a.target)
                     if isinstance(a.expr, StopGradient) and a.expr.args[0] in self.integer_values:
                         self.integer_values.add(a.target)  # i = stop_gradient(np.argmax(x))
             if isinstance(value, sympy.Symbol) and is_dim(value):

@@ -406,7 +406,7 @@ def _tri_print(printer, node):
 
 # --- the rows ------------------------------------------------------------------------------------
 INDEX = ArrayRule("index", (), (), (), shape=_index_shape, vjp=_index_vjp, numpy=_index_print,
-                  label="item")
+                  label="item", linear=True)
 INDEX_ADJOINT = ArrayRule("index_adjoint", (), (), (), shape=_index_adjoint_shape,
                           numpy=_index_adjoint_print, label="scattered")
 ARRAY_OF = ArrayRule("array", ("numpy.array", "numpy.asarray"), (),

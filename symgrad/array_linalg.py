@@ -362,7 +362,7 @@ CONCATENATE = ArrayRule("concatenate", ("numpy.concatenate",), (),
 EINSUM = ArrayRule("einsum", ("numpy.einsum",), (), (("subscripts", REQUIRED),
                                                     ("*operands", REQUIRED)),
                    read=_read_einsum, shape=_einsum_shape, vjp=_einsum_vjp, numpy=_einsum_print,
-                   label="contracted")
+                   label="contracted", empty=0, linear=True)
 INV = ArrayRule("inv", ("numpy.linalg.inv",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: INV.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.inv"),
@@ -375,16 +375,17 @@ SLOGDET_PAIR = ArrayRule("slogdet_pair", (), (), (),
 read by ``SLOGDET_SIGN`` and ``LOGABSDET`` only: one node for the two items, so that code reading
 both computes it once (``_t0 = np.linalg.slogdet(A)``, ``sign = _t0[0]``, ``logdet = _t0[1]``)."""
 LOGABSDET = ArrayRule("logabsdet", (), (), (), shape=lambda node, shapes, dims: (),
-                      vjp=_logdet_vjp, numpy=_item_print, label="logdet")
+                      vjp=_logdet_vjp, numpy=_item_print, label="logdet", empty=0)
 SLOGDET_SIGN = ArrayRule("slogdet_sign", (), (), (), shape=lambda node, shapes, dims: (),
                          vjp=lambda node, g, i, ctx: sympy.S.Zero, numpy=_item_print,
-                         label="sign")
+                         label="sign", empty=1)
 SLOGDET = ArrayRule("slogdet", ("numpy.linalg.slogdet",), (), (("a", REQUIRED),),
                     read=_read_slogdet)
 DET = ArrayRule("det", ("numpy.linalg.det",), (), (("a", REQUIRED),),
                 read=lambda ctx, a: DET.make(ctx.array(a)),
                 shape=lambda node, shapes, dims: _square(shapes, dims, "np.linalg.det")[:0],
-                vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant")
+                vjp=_det_vjp, numpy=_linalg_print("np.linalg.det"), label="determinant",
+                empty=1)
 NP_MATMUL = ArrayRule("np_matmul", ("numpy.matmul",), (), (("a", REQUIRED), ("b", REQUIRED)),
                       read=_read_np_matmul)
 SVD = ArrayRule("svd", (), (), (),
@@ -402,4 +403,4 @@ SOLVE = ArrayRule("solve", ("numpy.linalg.solve",), (), (("a", REQUIRED), ("b", 
                   label="solution")
 CUMSUM = ArrayRule("cumsum", ("numpy.cumsum",), ("cumsum",), (("a", REQUIRED), ("axis", None)),
                    read=_read_cumsum, shape=_cumsum_shape, vjp=_cumsum_vjp,
-                   numpy=_cumsum_print, label="running")
+                   numpy=_cumsum_print, label="running", linear=True)

@@ -111,6 +111,8 @@ class ArrayRule:
     numpy: object = None
     label: str = "t"
     integer: bool = False
+    empty: object = None
+    linear: bool = False
     node: type = field(default=None, compare=False)
 
     def __post_init__(self):

@@ -344,7 +344,7 @@ def _float(value):
 _AXIS = (("a", REQUIRED), ("axis", None), ("keepdims", False))
 SUM = ArrayRule("sum", ("numpy.sum",), ("sum",), _AXIS, read=_read_reduction(lambda: SUM),
                 shape=reduced_shape, vjp=_sum_vjp, numpy=_reduction_printer("np.sum"),
-                label="total")
+                label="total", empty=0, linear=True)
 MAX = ArrayRule("max", ("numpy.max", "numpy.amax"), ("max",), _AXIS,
                 read=_read_reduction(lambda: MAX), shape=reduced_shape, vjp=_extremum_vjp,
                 numpy=_reduction_printer("np.max"), label="largest")
@@ -353,28 +353,29 @@ MIN = ArrayRule("min", ("numpy.min", "numpy.amin"), ("min",), _AXIS,
                 numpy=_reduction_printer("np.min"), label="smallest")
 PROD = ArrayRule("prod", ("numpy.prod",), ("prod",), _AXIS, read=_read_reduction(lambda: PROD),
                  shape=reduced_shape, vjp=_prod_vjp, numpy=_reduction_printer("np.prod"),
-                 label="product")
+                 label="product", empty=1)
 MATMUL = ArrayRule("matmul", ("numpy.dot",), ("dot",), (("a", REQUIRED),
                                                                        ("b", REQUIRED)),
                    read=_read_matmul, shape=_matmul_shape, vjp=_matmul_vjp, numpy=_matmul_print,
-                   label="product")
+                   label="product", empty=0, linear=True)
 TRANSPOSE = ArrayRule("transpose", ("numpy.transpose",), ("transpose",),
                       (("a", REQUIRED), ("axes", None)), read=_read_transpose,
                       shape=_transpose_shape, vjp=_transpose_vjp, numpy=_transpose_print,
-                      label="transposed")
+                      label="transposed", linear=True)
 RESHAPE = ArrayRule("reshape", ("numpy.reshape",), ("reshape",),
                     (("a", REQUIRED), ("newshape", REQUIRED)), read=_read_reshape,
-                    shape=_to_shape, vjp=_reshape_vjp, numpy=_reshape_print, label="reshaped")
+                    shape=_to_shape, vjp=_reshape_vjp, numpy=_reshape_print, label="reshaped",
+                    linear=True)
 BROADCAST_TO = ArrayRule("broadcast_to", ("numpy.broadcast_to",), (),
                          (("array", REQUIRED), ("shape", REQUIRED)),
                          read=lambda ctx, array, shape: broadcast_to(
                              ctx.array(array), ctx.new_shape(shape, None)),
                          shape=_to_shape, vjp=_broadcast_vjp, numpy=_broadcast_print,
-                         label="broadcast")
+                         label="broadcast", linear=True)
 EXPAND_DIMS = ArrayRule("expand_dims", ("numpy.expand_dims",), (),
                         (("a", REQUIRED), ("axis", REQUIRED)), read=_read_expand_dims,
                         shape=_expand_shape, vjp=_reshape_vjp, numpy=_expand_print,
-                        label="expanded")
+                        label="expanded", linear=True)
 WHERE = ArrayRule("where_adjoint", (), (), (), shape=_where_shape, numpy=_where_print,
                   label="chosen")
 RESULT = ArrayRule("result", (), (), (), shape=_result_shape, numpy=_result_print)

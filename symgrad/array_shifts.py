@@ -89,7 +89,7 @@ def _softmax(log):
 ROLL = ArrayRule("roll", ("numpy.roll",), (), (("a", REQUIRED), ("shift", REQUIRED),
                                                ("axis", None)),
                  read=_read_roll, shape=_roll_shape, vjp=_roll_vjp, numpy=_roll_print,
-                 label="rolled")
+                 label="rolled", linear=True)
 
 SHIFT_ROWS = (
     ROLL,

@@ -55,10 +55,10 @@ class SizeReader:
                     self.dims.labels[symbol] = sympy.Symbol(f"{name}.shape[{len(shape)}]")
                     shape.append(symbol)
                 elif isinstance(d, bool) or not isinstance(d, (str, int)) or (
-                        isinstance(d, int) and d < 1) or (isinstance(d, str)
+                        isinstance(d, int) and d < 0) or (isinstance(d, str)
                                                           and not d.isidentifier()):
                     raise OptionError(f"shapes[{name!r}] has {d!r}: give sizes as names "
-                                      "(\"n\") or ints >= 1")
+                                      "(\"n\") or ints >= 0")
                 elif isinstance(d, int):
                     shape.append(sympy.Integer(d))
                 elif d in names or d in _RESERVED or keyword.iskeyword(d) or hasattr(builtins, d):

@@ -29,7 +29,10 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   shape, ``ctx.unbroadcast(e, shape)`` sums back); ``numpy(printer, node)`` → the ``ast`` of its
   NumPy spelling (``printer.node(e)`` prints an input, ``array_nodes.dims_ast`` a shape);
   ``label``, the name its value gets in the generated code; ``integer=True`` for a node whose
-  value is an index (``np.argmax``), which may then index an array.
+  value is an index (``np.argmax``), which may then index an array; ``empty``, the number a
+  row's value is when an operand has no element (a sum: 0, a product: 1, a contraction: 0) and
+  ``linear=True`` where an operand of zeros makes it 0 (``sum``, ``@``, layout): such a node is
+  read as that constant (``ArrayReader._of_nothing``), so no derivative flows through it.
 
 ``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
 differences.
@@ -65,8 +68,10 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     x = ctx.array(a)
     shape = ctx.shape(x)
     axes = ctx.axes(axis, len(shape))
+    count = size([shape[k] for k in axes])
+    ctx.mean_count(count)
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
-    count = size([shape[k] for k in axes])  # NumPy's mean is the sum divided by the count:
+    # NumPy's mean is the sum divided by the count:
     return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
 
 
@@ -80,6 +85,7 @@ def _read_var(root):
         shape = ctx.shape(x)
         axes = ctx.axes(axis, len(shape))
         count = size([shape[k] for k in axes])
+        ctx.mean_count(count)
         total = ctx.bind(reduce_(SUM, x, axes, True, len(shape)), "total")
         mean = kept_as_written(total / count, Written(sympy.Integer(3), total, count))
         deviation = ctx.bind(x - mean, "deviation")

@@ -3,7 +3,10 @@ argument ranks.
 
 A pattern gives, per parameter, one flag per axis: whether that axis has size 1 (so its length is
 the rank). Sizes never enter it, so one build serves every size with the same pattern, as
-``jax.jit`` retraces per shape but symgrad only per rank and size-1 pattern. The library kind
+``jax.jit`` retraces per shape but symgrad only per rank and size-1 pattern; except where a
+size of the pattern's build is 0 at the call's sizes (``x[2:]`` of 2 elements, an argument of
+no element): that call takes a build for its very sizes (``Specialisations._of_sizes``), where
+a reduction over the empty axis is the constant it is. The library kind
 (``library_kind``) tells NumPy arguments from *lazy* ones (a Dask array): the numpy backend prints
 the plain in-place NumPy code for the first and code that keeps a Dask graph lazy for the second.
 ``Specialisations`` holds the builds of one gradient object and dispatches each call to the one
@@ -81,6 +84,23 @@ def pattern_shapes(pattern, params):
             for p, flags in zip(params, pattern) if flags}
 
 
+def empty_sizes(info):
+    """The sizes of a program's arrays (``info``: its ``ArrayInfo``) that are 0 at some sizes
+    of its parameters from 2 up (a size-1 axis is a pattern of its own): ``n - 2`` of
+    ``x[1:-1]``, ``Max(0, n - 3)`` of ``x[3:]``; not ``n - 1``, ``2 * n`` or ``n * d``."""
+    import sympy
+    found = set()
+    for shape in info.shapes.table.values():
+        for d in shape:
+            if d.is_Number or d.is_Symbol or d in found or not d.free_symbols <= set(info.dims):
+                continue
+            shifted = {s: sympy.Symbol(f"_{s.name}", integer=True, nonnegative=True) + 2
+                       for s in d.free_symbols}
+            if d.xreplace(shifted).is_positive is not True:
+                found.add(d)
+    return tuple(sorted(found, key=str))
+
+
 class Specialisations:
     """The builds of one array gradient, by library kind and pattern; calling it dispatches.
 
@@ -109,6 +129,7 @@ class Specialisations:
         self.owner, self._guarded = None, False  # the caller (``serve``), whether it calls a guard
         self._unchecked = {}  # (build, float64 parameters) -> its code without what is proved
         self.watch = Watch()  # the rebindable names the readings read (checked at each call)
+        self._empties = {}  # pattern -> its sizes that may be 0 (``empty_sizes``)
 
     def values(self, args, kwargs):
         """The value of each parameter in this call (defaults applied)."""
@@ -180,6 +201,7 @@ class Specialisations:
             from .errors import public_entry
             with public_entry():  # a refusal's traceback: the user's call, this frame, the message
                 built = self.add(pattern, None, library)
+        built = self._of_sizes(pattern, values, library) or built
         self.latest_pattern = pattern
         self._point(self)  # a call that raises leaves the next call the long way
         result = built.func(*args, **kwargs)
@@ -187,6 +209,59 @@ class Specialisations:
             self._point(self._guard(args, built, library))
         return result  # after any other call the next one takes the long way, so that
         # latest_pattern follows it
+
+    def _of_sizes(self, pattern, values, library):
+        """The build for the call's very sizes where one of the pattern's sizes is 0 at them
+        (``x[1:-1]`` of 2 elements, ``n - 2`` of the build: ``empty_sizes``; an argument with
+        an axis of size 0), else None.
+
+        A build serves every size, so its code reduces over ``x[1:-1]`` at each: at 2 elements
+        a sum over nothing, 0, whose derivative flows through the code of every other size,
+        ``cbrt``'s inf at 0 times an adjoint of no element, nan. Read with the call's shapes, the
+        slice has the size 0, and a reduction over it is the constant it is
+        (``ArrayReader._of_nothing``): its derivative 0. One build per such shape; the other
+        sizes keep the pattern's build (what ``.source`` shows). Where the sizes do not fit
+        the program (a call the pattern's build refuses), or reading them fails, None: the
+        pattern's build runs and raises as it does."""
+        if pattern not in self._empties:
+            program = self.programs.get(pattern)
+            info = getattr(program, "arrays", None)
+            self._empties[pattern] = empty_sizes(info) if info is not None else ()
+        empties = self._empties[pattern]
+        program = self.programs.get(pattern)
+        if getattr(program, "arrays", None) is None:
+            return None
+        shapes = {}
+        for param, value in zip(self.params, values):
+            shape = getattr(value, "shape", None)
+            if shape is None and isinstance(value, (list, tuple)):
+                shape = numpy.shape(value)
+            if shape:
+                shapes[param] = tuple(shape)
+        sizes = {}
+        for dim, (param, axis) in program.arrays.dims.items():
+            shape = shapes.get(param, ())
+            if axis >= len(shape) or not isinstance(shape[axis], int):  # Dask's nan: unknown
+                return None
+            sizes[dim] = shape[axis]
+        if 0 not in sizes.values() and all(e.xreplace(sizes) != 0 for e in empties):
+            return None
+        key = (library if self.by_library else "numpy", ("sizes",) + tuple(
+            shapes.get(p, ()) for p in self.params))
+        built = self.by_pattern.get(key)
+        if built is None:
+            from .errors import SymgradError, public_entry
+            try:
+                with recording() as record:
+                    program = self.read({p: tuple(int(k) for k in shape)
+                                         for p, shape in shapes.items()})
+            except SymgradError:
+                return None
+            self.watch |= Watch.of_record(record)
+            with public_entry():
+                built = self.build(program, key[0])._watching(self.watch)
+            self.by_pattern[key] = built
+        return built
 
     def _guard(self, args, built, library):
         """The guard of a call of ``built`` with ``args`` that has returned (``dispatch``): for

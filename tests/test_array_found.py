@@ -456,3 +456,41 @@ def test_expand_dims_of_a_number(backend, x64):
     assert np.allclose(got, _central(module.f, X), rtol=1e-7, atol=1e-8)
     got = _numbers(symgrad.grad(module.g, shapes={"X": ("n",)}, backend=backend)(convert(X)))
     assert got.dtype == np.float64 and np.array_equal(got, np.full(4, 2.0))
+
+
+ZERO_SPREAD_READ_ONCE = '''import numpy as np
+
+from symgrad import stop_gradient
+
+
+def f(X, v, W):
+    spread = stop_gradient(np.std(W[::-1, None, 1, 0] * np.full((1, v.shape[0]), 0.5), axis=1))
+    return np.std(v[None, 1][..., 1] * spread, ddof=1)
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_element_never_read_past_two_scatters(backend, x64):
+    """``np.std`` of zero spread has no derivative (nan, docs/arrays.md) at the one element it
+    reads, v[1, 1]; every other element of v is never read: derivative 0. Its factor
+    ``1 / sqrt(squares)`` (inf) rode out of two scatters (``v[None, 1]``, then ``[..., 1]``) and
+    multiplied the zeros of the outer one, reshaped: the build with shapes= gave nan at v[1, 0]
+    too, where the build at the call gave 0 (array fuzzer 131-1446). The stopped spread is 0
+    (each row of W times 0.5 is constant), so the value is 0 whatever v is."""
+    module = load_module(DIRECTORY, ZERO_SPREAD_READ_ONCE, "zero_spread_read_once")
+    rng = np.random.default_rng(1446)
+    X, v, W = 0.3, rng.uniform(-1.0, 1.0, (4, 2)), rng.uniform(-1.0, 1.0, (4, 4, 1))
+    convert = {"numpy": np.asarray, "jax": lambda a: __import__("jax").numpy.asarray(a),
+               "torch": lambda a: __import__("torch").from_numpy(a),
+               "array_api": np.asarray}[backend]
+    assert module.f(X, v, W) == 0.0
+    read = np.zeros((4, 2), dtype=bool)
+    read[1, 1] = True
+    for shapes in ({"X": (), "v": (4, "k"), "W": (4, 4, 1)}, None):
+        gf = symgrad.grad(module.f, wrt="v", shapes=shapes, backend=backend)
+        with np.errstate(all="ignore"):
+            got = _numbers(gf(X, convert(v), convert(W)))
+        assert np.isnan(got[1, 1]), got
+        np.testing.assert_array_equal(got[~read], np.zeros(7))
+        np.testing.assert_array_equal(_central(lambda a: module.f(X, a, W), v)[~read],
+                                      np.zeros(7))

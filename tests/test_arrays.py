@@ -679,7 +679,7 @@ def test_shapes_option_errors():
     with pytest.raises(symgrad.OptionError, match="not a parameter"):
         symgrad.grad(pair, shapes={"z": ("n",)})
     with pytest.raises(symgrad.OptionError, match="names"):
-        symgrad.grad(pair, shapes={"x": ("n", 0)})
+        symgrad.grad(pair, shapes={"x": ("n", -1)})  # 0 is a size: an array of no element
     with pytest.raises(symgrad.UnsupportedSyntaxError, match="do not broadcast"):
         symgrad.grad(pair, shapes={"x": ("n",), "y": ("m",)})
 
