@@ -69,18 +69,20 @@ class _Frame:
         self.outer = outer
         self.activation = object()
         self.locals = bound_names(self.node)
+        self.objects = {}  # name -> the arrays its value may share memory with (array_inplace)
 
     def branch(self):
         copy = _Frame.__new__(_Frame)
         copy.__dict__.update(self.__dict__)
         copy.env, copy.written = dict(self.env), dict(self.written)
+        copy.objects = dict(self.objects)
         return copy
 
     def scope(self):
         """The frame of a comprehension inside this one: its own names, then this frame's."""
         inner = self.branch()
         inner.env, inner.locals, inner.outer, inner.primary = {}, set(), self, False
-        inner.written = {}
+        inner.written, inner.objects = {}, {}
         inner.activation = object()
         return inner
 

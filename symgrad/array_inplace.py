@@ -1,0 +1,224 @@
+"""In-place updates of arrays (``y += e``), for the array frontend (a mixin of ``ArrayReader``).
+
+symgrad reads ``y += e`` as ``y = y + e``: a new value for the name ``y``. On a NumPy array the
+primal updates the array itself, so every other name that refers to it, or to a view of it, sees
+the new values too: after ``y = x`` (or ``y = x[1:]``, ``x.T``, ``x.reshape(...)``,
+``stop_gradient(x)``, a helper's parameter bound to ``x``), ``y += 1.0`` changes ``x``. Read as a
+new value, ``np.sum(x * y)`` there had the gradient ``2x + 1`` where the primal computes
+``sum((x + 1) ** 2)`` (gradient ``2(x + 1)``): a wrong number. So each name's value carries the
+arrays it may share memory with (``_Frame.objects``: name → a set of tokens, one token per array
+a parameter, a constant or an operation made), and an in-place update of an array another name
+still holds (or a module constant, which the primal would change for every later call) is
+refused. An update whose other operand broadcasts to a larger shape is refused too: NumPy raises
+there (``non-broadcastable output operand``).
+"""
+import ast
+import types
+
+import numpy as np
+
+from . import rules
+from .fence import dotted
+from .resolve import _Function, _Py
+
+_VIEW_METHODS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "ravel", "view",
+                           "diagonal"})
+"""Array methods whose result may be a view of the array (shares its memory)."""
+_VIEW_FUNCTIONS = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "broadcast_to",
+                             "asarray", "asanyarray", "flip", "fliplr", "flipud", "ravel",
+                             "atleast_1d", "atleast_2d", "atleast_3d", "moveaxis", "swapaxes",
+                             "diagonal", "rollaxis", "stop_gradient"})
+"""Functions (NumPy's, ``stop_gradient``: the identity) whose result may be their argument or a
+view of it."""
+_ATTRIBUTE_VIEWS = frozenset({"T", "real", "mT"})
+SHARED = "a module constant"  # the token of a constant array: the module holds it
+
+
+class InPlaceReader:
+    """The in-place half of ``array_frontend.ArrayReader`` (see the module docstring)."""
+
+    # --- which arrays a name may share ---------------------------------------------------------
+    def objects_of_name(self, name, frame):
+        scope = frame
+        while scope is not None and name not in scope.env:
+            scope = scope.outer
+        if scope is None:  # a global or closure: a constant array is the module's
+            found, value = frame.src.lookup(name)
+            return frozenset({SHARED}) if found and isinstance(value, np.ndarray) else frozenset()
+        if name not in scope.objects:  # a parameter, or a name bound where no source is known
+            scope.objects[name] = frozenset({SHARED}) if self._constant_value(
+                scope.env[name]) or (scope.primary and name in self.array_defaults) else (
+                frozenset({object()}))
+        return scope.objects[name]
+
+    def _constant_value(self, value):
+        """Whether ``value`` is the symbol of a constant array (a module's, a default's)."""
+        return getattr(value, "name", None) in self.constants
+
+    def objects_of(self, node, frame):
+        """The arrays the value of expression ``node`` may share memory with."""
+        if isinstance(node, ast.Name):
+            return self.objects_of_name(node.id, frame)
+        if isinstance(node, ast.Subscript):
+            return self.objects_of(node.value, frame)
+        if isinstance(node, ast.Attribute):
+            if node.attr in _ATTRIBUTE_VIEWS:
+                return self.objects_of(node.value, frame)
+            return frozenset({object()})
+        if isinstance(node, ast.IfExp):
+            return self.objects_of(node.body, frame) | self.objects_of(node.orelse, frame)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return frozenset().union(*(self.objects_of(e, frame) for e in node.elts))
+        if isinstance(node, ast.Starred):
+            return self.objects_of(node.value, frame)
+        if isinstance(node, ast.Call):
+            return self._call_objects(node, frame)
+        return frozenset({object()})  # arithmetic, a number, a comparison: a new array
+
+    def _call_objects(self, node, frame):
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        spelled = dotted(node.func) or ""
+        callee = self._callee(node.func, frame)
+        if callee is None and isinstance(node.func, ast.Attribute):  # a method of an array
+            if node.func.attr in _VIEW_METHODS:
+                return self.objects_of(node.func.value, frame)
+            return frozenset({object()})
+        helper = isinstance(callee, _Function) or (
+            isinstance(callee, types.FunctionType) and callee is not rules.stop_gradient and
+            not (getattr(callee, "__module__", None) or "").split(".")[0] in (
+                "numpy", "scipy", "jax", "symgrad"))
+        if helper or callee is None:  # may return any argument, or a view of it
+            return frozenset().union(*(self.objects_of(a, frame) for a in arguments))
+        name = getattr(callee, "__name__", None) or spelled.rsplit(".", 1)[-1]
+        if (name in _VIEW_FUNCTIONS or spelled in rules.STOP_GRADIENT_SPELLINGS) and node.args:
+            return self.objects_of(node.args[0], frame)
+        return frozenset({object()})
+
+    def _callee(self, func, frame):
+        """The function ``func`` names (a ``_Function`` for a nested ``def``), or None where it
+        is not one the reader resolves (a method of an array)."""
+        if isinstance(func, ast.Attribute) and not isinstance(self._root(func, frame), _Py):
+            return None
+        try:
+            found = self.value(func, frame)
+        except SyntaxError:
+            return None
+        if isinstance(found, _Py):
+            return found.obj
+        return found if isinstance(found, _Function) else None
+
+    def _root(self, func, frame):
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return None
+        try:
+            return self.value(func, frame)
+        except SyntaxError:
+            return None
+
+    # --- bindings --------------------------------------------------------------------------
+    def assign(self, target, value, node, frame, source=False):
+        result = super().assign(target, value, node, frame, source)
+        if isinstance(target, ast.Name):
+            if source is False:
+                source = getattr(node, "value", None)
+            if source is None:  # an item of a tuple not written out, a loop's element
+                whole = node.iter if isinstance(node, ast.For) else getattr(node, "value", None)
+                objects = frozenset().union(*(
+                    self.objects_of(n, frame) for n in ast.walk(whole)
+                    if isinstance(n, (ast.Name, ast.Call))) if whole is not None else ()) or (
+                    frozenset({object()}))
+            else:
+                objects = self.objects_of(source, frame)
+            frame.objects[target.id] = objects
+        return result
+
+    def merge(self, cond, sides, node, frame):
+        super().merge(cond, sides, node, frame)
+        kept = [side for side in sides if side is not None]
+        for name in dict.fromkeys(n for side in kept for n in side.env):
+            if name in frame.env:
+                frame.objects[name] = frozenset().union(*(
+                    self.objects_of_name(name, side) for side in kept if name in side.env))
+
+    def inlined_body(self, key, hframe, node, frame, statement):
+        if isinstance(node, ast.Call):
+            params = self._parameters(hframe.node)
+            for param, arg in zip(params, node.args):
+                hframe.objects[param] = self.objects_of(arg, frame)
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    hframe.objects[keyword.arg] = self.objects_of(keyword.value, frame)
+        return super().inlined_body(key, hframe, node, frame, statement)
+
+    @staticmethod
+    def _parameters(fnode):
+        args = fnode.args
+        return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+
+    # --- the update ------------------------------------------------------------------------
+    def statement(self, stmt, frame):
+        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and
+                self.array_mode and stmt.target.id in self._bound(frame)):
+            return super().statement(stmt, frame)
+        name = stmt.target.id
+        current = self.value(ast.copy_location(ast.Name(name, ast.Load()), stmt), frame)
+        if not self.is_array(current, stmt, frame):  # a number: Python makes a new one
+            return super().statement(stmt, frame)
+        shape = self.shape_at(current, stmt, frame)
+        sharer = self._sharer(name, frame)
+        if sharer is not None:
+            self.fail(stmt, frame, f"`{name} {_SYMBOL[type(stmt.op)]}= ...` updates the array "
+                      f"`{name}` in place, and {sharer} refers to the same array (or a view of "
+                      "it), which the update changes too: symgrad reads the update as a new "
+                      f"value of `{name}` only", f"write `{name} = {name} "
+                      f"{_SYMBOL[type(stmt.op)]} ...` (a new array), or bind `{name}` to a "
+                      "copy first (`.copy()`)")
+        objects = self.objects_of_name(name, frame)
+        result = super().statement(stmt, frame)
+        updated = self.shape_at(frame.env[name], stmt, frame)
+        shape = self.shape_at(current, stmt, frame)  # (sizes the update found equal: one)
+        if tuple(updated) != tuple(shape):
+            self.fail(stmt, frame, f"`{name} {_SYMBOL[type(stmt.op)]}= ...` updates `{name}` in "
+                      f"place, and the result has shape {self._show(updated)}, not `{name}`'s "
+                      f"{self._show(shape)}: NumPy raises (non-broadcastable output operand)",
+                      f"write `{name} = {name} {_SYMBOL[type(stmt.op)]} ...` for a new array")
+        frame.objects[name] = objects
+        return result
+
+    def _show(self, shape):
+        from .shapes import show
+        return show(tuple(shape), self.dims.labels)
+
+    @staticmethod
+    def _bound(frame):
+        scope, names = frame, set()
+        while scope is not None:
+            names |= set(scope.env)
+            scope = scope.outer
+        return names
+
+    def _sharer(self, name, frame):
+        """A description of another holder of the array ``name`` holds in ``frame``: a name of
+        this function, of a caller or of an enclosing function, or a module constant; None."""
+        mine = self.objects_of_name(name, frame)
+        if SHARED in mine:
+            return "a module constant (or a parameter's default array)"
+        seen = set()
+        for start in (frame, *reversed(self.callers)):
+            scope = start
+            while scope is not None and id(scope) not in seen:
+                seen.add(id(scope))
+                for other, objects in list(scope.objects.items()):
+                    if (scope is frame and other == name) or other not in scope.env:
+                        continue
+                    if objects & mine:
+                        return f"`{other}`"
+                scope = scope.outer
+        return None
+
+
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}

@@ -1,0 +1,185 @@
+"""``y += e`` on a NumPy array updates the array itself: every other name that refers to it (or
+to a view of it) sees the new values. symgrad reads the update as a new value of ``y`` alone, so
+where another name shares the array the gradient was of another function (``y = x; y += 1.0;
+np.sum(x * y)`` is ``sum((x + 1) ** 2)``, gradient ``2 (x + 1)``; symgrad gave ``2 x + 1``):
+that update is refused, at its line. An update that does not broadcast to ``y``'s shape, where
+NumPy raises, is refused too. Updates of arrays no other name holds are read as before."""
+import numpy as np
+import pytest
+
+import symgrad
+from symgrad import stop_gradient
+
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def alias(x):
+    y = x
+    y += 1.0
+    return np.sum(x * y)  # the primal: sum((x + 1) ** 2)
+
+
+def alias_scaled(x):
+    y = x
+    y *= 2.0
+    return np.sum(x)  # the primal: sum(2 x)
+
+
+def stopped_alias(x):
+    y = stop_gradient(x)
+    y *= 3.0
+    return np.sum(x)  # the primal: sum(3 x), x itself tripled
+
+
+def view(x):
+    y = x[1:]
+    y *= 2.0
+    return np.sum(x ** 2)  # x[1:] doubled in x
+
+
+def transposed(X):
+    Y = X.T
+    Y -= 1.0
+    return np.sum(X * X)
+
+
+def reshaped(X):
+    y = X.reshape(-1)
+    y += 1.0
+    return np.sum(X ** 2)
+
+
+def _center(v):
+    v -= np.mean(v)
+    return v
+
+
+def helper_mutates_argument(x):
+    c = _center(x)
+    return np.sum(c * x)  # x is centred in place: sum(c ** 2)
+
+
+def constant_updated(x):
+    t = TABLE
+    t += x  # TABLE itself changes, for every later call
+    return np.sum(t ** 2)
+
+
+def default_updated(x, C=np.ones(3)):
+    C *= x
+    return np.sum(C)
+
+
+def in_a_branch(x):
+    if np.sum(x) > 0.0:
+        y = x
+    else:
+        y = x * 2.0
+    y += 1.0
+    return np.sum(x * y)
+
+
+def in_a_tuple(x, w):
+    a, b = x, w
+    a += 1.0
+    return np.sum(a * x)
+
+
+def wider(x, y):
+    z = x * 1.0
+    z += y[:, None]  # NumPy: non-broadcastable output operand
+    return np.sum(z)
+
+
+@pytest.mark.parametrize("f, shapes, line", [
+    (alias, {"x": ("n",)}, "y += 1.0"),
+    (alias_scaled, {"x": ("n",)}, "y *= 2.0"),
+    (stopped_alias, {"x": ("n",)}, "y *= 3.0"),
+    (view, {"x": ("n",)}, "y *= 2.0"),
+    (transposed, {"X": ("n", "d")}, "Y -= 1.0"),
+    (reshaped, {"X": ("n", "d")}, "y += 1.0"),
+    (helper_mutates_argument, {"x": ("n",)}, "v -= np.mean(v)"),
+    (constant_updated, {"x": (3,)}, "t += x"),
+    (default_updated, {"x": (3,)}, "C *= x"),
+    (in_a_branch, {"x": ("n",)}, "y += 1.0"),
+    (in_a_tuple, {"x": ("n",), "w": ("n",)}, "a += 1.0"),
+    (wider, {"x": ("n",), "y": ("n",)}, "z += y[:, None]"),
+], ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.parametrize("at_call", [False, True], ids=["shapes", "at-call"])
+def test_an_update_of_a_shared_array_is_refused(f, shapes, line, at_call):
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        if at_call:
+            args = [np.ones(3)] * len([s for s in shapes])
+            symgrad.grad(f, wrt=tuple(shapes))(*[a.reshape(3, 1) if len(shapes[k]) == 2 else a
+                                                 for a, k in zip(args, shapes)])
+        else:
+            symgrad.grad(f, wrt=tuple(shapes), shapes=shapes)
+    assert caught.value.text.split("#")[0].strip() == line
+    assert "in place" in str(caught.value)
+
+
+def test_the_refused_gradient_was_a_wrong_number():
+    """What the primal computes, by central differences: 2 (x + 1) for ``alias``."""
+    x = np.array([1.0, 2.0])
+    h = 1e-6
+    fd = [(alias(x + h * e) - alias(x - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(fd, [4.0, 6.0], rtol=1e-6)
+
+
+# --- updates no other name sees: read as before -------------------------------------------
+def residual(X, w, y):
+    r = X @ w
+    r -= y
+    return np.sum(r ** 2)  # 2 X^T (X w - y)
+
+
+def parameter_updated(x):
+    x -= 0.5
+    return np.sum(x ** 2)  # 2 (x - 0.5): nobody else holds x
+
+
+def accumulated(x):
+    total = np.zeros(3)
+    for k in range(1, 3):
+        total += k * x
+    return np.sum(total ** 2)  # total = 3 x: 18 x
+
+
+def rebound_first(x):
+    y = x
+    x = x * 2.0
+    y += 1.0  # the argument's array, which no name reads after
+    return np.sum(x * y)  # 2 x (x + 1): 4 x + 2
+
+
+def fresh_in_a_branch(x):
+    if np.sum(x) > 0.0:
+        y = x * 3.0
+    else:
+        y = x * 2.0
+    y += 1.0
+    return np.sum(x * y)  # sum(x) > 0: 3x^2 + x, 6 x + 1
+
+
+def copied(x):
+    y = x.copy()
+    y += 1.0
+    return np.sum(x * y)  # 2 x + 1
+
+
+@pytest.mark.parametrize("f, args, expected", [
+    (residual, (np.array([[1.0, 2.0], [0.0, 1.0], [1.0, -1.0]]), np.array([0.5, -1.0]),
+                np.array([1.0, 0.0, 2.0])), None),
+    (parameter_updated, (np.array([1.0, 2.0]),), [1.0, 3.0]),
+    (accumulated, (np.array([1.0, -2.0, 0.5]),), [18.0, -36.0, 9.0]),
+    (rebound_first, (np.array([1.0, 2.0]),), [6.0, 10.0]),
+    (fresh_in_a_branch, (np.array([1.0, 2.0]),), [7.0, 13.0]),
+    (copied, (np.array([1.0, 2.0]),), [3.0, 5.0]),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_an_update_no_other_name_sees_is_read(f, args, expected):
+    got = symgrad.grad(f, wrt=0)(*[a.copy() for a in args])
+    if expected is None:  # residual: 2 X^T (X w - y), by hand
+        X, w, y = args
+        expected = 2.0 * X.T @ (X @ w - y)
+        got = symgrad.grad(f, wrt=1)(*[a.copy() for a in args])
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
