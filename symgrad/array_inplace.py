@@ -18,8 +18,10 @@ import types
 import numpy as np
 
 from . import rules
-from .fence import dotted
+from .errors import SymgradError
+from .fence import dotted, walk_same_function
 from .resolve import _Function, _Py
+from .source import read_source
 
 _VIEW_METHODS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "ravel", "view",
                            "diagonal"})
@@ -83,12 +85,13 @@ class InPlaceReader:
             if node.func.attr in _VIEW_METHODS:
                 return self.objects_of(node.func.value, frame)
             return frozenset({object()})
-        helper = isinstance(callee, _Function) or (
-            isinstance(callee, types.FunctionType) and callee is not rules.stop_gradient and
-            not (getattr(callee, "__module__", None) or "").split(".")[0] in (
-                "numpy", "scipy", "jax", "symgrad"))
-        if helper or callee is None:  # may return any argument, or a view of it
-            return frozenset().union(*(self.objects_of(a, frame) for a in arguments))
+        fnode = callee.node if isinstance(callee, _Function) else _helper_node(callee)
+        if fnode is not None and _returns_new(fnode):  # a helper returning new arrays only
+            return frozenset({object()})
+        builtin = getattr(callee, "__module__", None) == "builtins" and getattr(
+            callee, "__name__", None) not in _NEW_BUILTINS  # zip, max(a, b): their arguments
+        if fnode is not None or builtin or callee is None:  # may return any argument, or a
+            return frozenset().union(*(self.objects_of(a, frame) for a in arguments))  # view
         name = getattr(callee, "__name__", None) or spelled.rsplit(".", 1)[-1]
         if (name in _VIEW_FUNCTIONS or spelled in rules.STOP_GRADIENT_SPELLINGS) and node.args:
             return self.objects_of(node.args[0], frame)
@@ -125,10 +128,8 @@ class InPlaceReader:
                 source = getattr(node, "value", None)
             if source is None:  # an item of a tuple not written out, a loop's element
                 whole = node.iter if isinstance(node, ast.For) else getattr(node, "value", None)
-                objects = frozenset().union(*(
-                    self.objects_of(n, frame) for n in ast.walk(whole)
-                    if isinstance(n, (ast.Name, ast.Call))) if whole is not None else ()) or (
-                    frozenset({object()}))
+                objects = frozenset({object()}) if whole is None else self.objects_of(
+                    whole, frame)
             else:
                 objects = self.objects_of(source, frame)
             frame.objects[target.id] = objects
@@ -217,6 +218,64 @@ class InPlaceReader:
                         return f"`{other}`"
                 scope = scope.outer
         return None
+
+
+_NEW_BUILTINS = frozenset({"abs", "len", "float", "int", "sum", "round", "pow", "divmod"})
+"""Builtins whose result is a new value (``zip``, ``max(a, b)``, ``tuple`` hand back arguments)."""
+
+
+def _helper_node(callee):
+    """The ``def`` node of a plain Python helper (not NumPy's, SciPy's, JAX's or symgrad's
+    own functions), or None."""
+    if not isinstance(callee, types.FunctionType) or callee is rules.stop_gradient or (
+            getattr(callee, "__module__", None) or "").split(".")[0] in (
+                "numpy", "scipy", "jax", "symgrad"):
+        return None
+    try:
+        return read_source(callee).node
+    except SymgradError:
+        return None
+
+
+def _returns_new(fnode):
+    """Whether every value a helper returns is an array it made (arithmetic, a NumPy call that
+    copies, a name bound only to those), never a parameter or a view of one."""
+    if isinstance(fnode, ast.Lambda):
+        return _new(fnode.body, fnode, 0)
+    found = [r.value for r in walk_same_function(fnode) if isinstance(r, ast.Return)]
+    return bool(found) and all(v is not None and _new(v, fnode, 0) for v in found)
+
+
+def _new(expr, fnode, depth):
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant, ast.BoolOp)):
+        return True
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(_new(e, fnode, depth) for e in expr.elts)
+    if isinstance(expr, ast.IfExp):
+        return _new(expr.body, fnode, depth) and _new(expr.orelse, fnode, depth)
+    if isinstance(expr, ast.Call):
+        spelled = dotted(expr.func) or ""
+        root, _, last = spelled.partition(".")
+        return root in ("np", "numpy", "jnp", "math", "scipy", "special") and bool(last) and (
+            last.rsplit(".", 1)[-1] not in _VIEW_FUNCTIONS)
+    if isinstance(expr, ast.Name) and depth < 4:
+        args = fnode.args
+        if expr.id in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}:
+            return False
+        bound = []
+        for stmt in walk_same_function(fnode):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [
+                stmt.target] if isinstance(stmt, ast.For) else [
+                item.optional_vars for item in stmt.items] if isinstance(stmt, ast.With) else []
+            for target in targets:
+                if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
+                    if target.id == expr.id:
+                        bound.append(stmt.value)
+                elif target is not None and expr.id in {
+                        n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+                    return False  # a loop variable, an item unpacked
+        return bool(bound) and all(_new(v, fnode, depth + 1) for v in bound)
+    return False
 
 
 _SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

@@ -183,3 +183,74 @@ def test_an_update_no_other_name_sees_is_read(f, args, expected):
         expected = 2.0 * X.T @ (X @ w - y)
         got = symgrad.grad(f, wrt=1)(*[a.copy() for a in args])
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+# --- what a helper returns ------------------------------------------------------------------
+def _layer(x, W):
+    return x @ W
+
+
+def _scaled(x):
+    out = 2.0 * x
+    return out
+
+
+def _same(x):
+    return x
+
+
+def _first(x):
+    return x[0]
+
+
+def helper_result_updated(X, W, b):
+    h = _layer(X, W)
+    h += b  # a new array: read as h = h + b
+    return np.sum(h ** 2)
+
+
+def named_result_updated(x):
+    y = _scaled(x)
+    y += 1.0
+    return np.sum(x * y)  # x (2x + 1): 4 x + 1
+
+
+def returned_parameter_updated(x):
+    y = _same(x)
+    y += 1.0  # x itself
+    return np.sum(x * y)
+
+
+def returned_row_updated(X):
+    r = _first(X)
+    r *= 2.0  # a view of X's first row
+    return np.sum(X)
+
+
+def zipped(x, w):
+    total = 0.0
+    for a, b in zip((x,), (w,)):
+        a += b  # x itself
+        total = total + np.sum(a * x)
+    return total
+
+
+def test_a_helper_returning_a_new_array_may_be_updated():
+    X = np.array([[1.0, 2.0], [0.5, -1.0]])
+    W = np.array([[0.3], [-0.2]])
+    b = np.array([0.1])
+    dW = symgrad.grad(helper_result_updated, wrt="W")(X, W, b)
+    np.testing.assert_allclose(dW, 2.0 * X.T @ (X @ W + b), rtol=1e-12)  # by hand
+    np.testing.assert_allclose(symgrad.grad(named_result_updated)(np.array([1.0, 2.0])),
+                               [5.0, 9.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, shapes, line", [
+    (returned_parameter_updated, {"x": ("n",)}, "y += 1.0"),
+    (returned_row_updated, {"X": ("n", "d")}, "r *= 2.0"),
+    (zipped, {"x": ("n",), "w": ("n",)}, "a += b"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_helper_returning_its_argument_is_a_share(f, shapes, line):
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(f, wrt=tuple(shapes), shapes=shapes)
+    assert caught.value.text.split("#")[0].strip() == line
