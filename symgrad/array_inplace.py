@@ -36,6 +36,11 @@ _ATTRIBUTE_VIEWS = frozenset({"T", "real", "mT"})
 SHARED = "a module constant"  # the token of a constant array: the module holds it
 
 
+class ListToken:
+    """The token of a list (``[x, y]``, a list comprehension, ``list(...)``): ``+=`` extends it
+    in place, where a tuple's ``+=`` makes a new tuple."""
+
+
 class InPlaceReader:
     """The in-place half of ``array_frontend.ArrayReader`` (see the module docstring)."""
 
@@ -70,7 +75,15 @@ class InPlaceReader:
         if isinstance(node, ast.IfExp):
             return self.objects_of(node.body, frame) | self.objects_of(node.orelse, frame)
         if isinstance(node, (ast.Tuple, ast.List)):
-            return frozenset().union(*(self.objects_of(e, frame) for e in node.elts))
+            items = frozenset().union(*(self.objects_of(e, frame) for e in node.elts))
+            return items | {ListToken()} if isinstance(node, ast.List) else items
+        if isinstance(node, ast.ListComp):
+            return frozenset({ListToken()})
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+            sides = self.objects_of(node.left, frame) | self.objects_of(node.right, frame)
+            if any(isinstance(t, ListToken) for t in sides):  # a new list of those items
+                return frozenset(t for t in sides if not isinstance(t, ListToken)) | {
+                    ListToken()}
         if isinstance(node, ast.Starred):
             return self.objects_of(node.value, frame)
         if isinstance(node, ast.Call):
@@ -88,6 +101,9 @@ class InPlaceReader:
         fnode = callee.node if isinstance(callee, _Function) else _helper_node(callee)
         if fnode is not None and _returns_new(fnode):  # a helper returning new arrays only
             return frozenset({object()})
+        if callee is list:  # a new list of the same items
+            items = frozenset().union(*(self.objects_of(a, frame) for a in arguments))
+            return frozenset(t for t in items if not isinstance(t, ListToken)) | {ListToken()}
         builtin = getattr(callee, "__module__", None) == "builtins" and getattr(
             callee, "__name__", None) not in _NEW_BUILTINS  # zip, max(a, b): their arguments
         if fnode is not None or builtin or callee is None:  # may return any argument, or a
@@ -161,12 +177,15 @@ class InPlaceReader:
     # --- the update ------------------------------------------------------------------------
     def statement(self, stmt, frame):
         if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and
-                self.array_mode and stmt.target.id in self._bound(frame)):
+                stmt.target.id in self._bound(frame)):
             return super().statement(stmt, frame)
         name = stmt.target.id
         current = self.value(ast.copy_location(ast.Name(name, ast.Load()), stmt), frame)
-        if not self.is_array(current, stmt, frame):  # a number: Python makes a new one
+        if isinstance(current, tuple):  # a list is extended in place, a tuple made anew
+            self._list_update(name, stmt, frame)
             return super().statement(stmt, frame)
+        if not (self.array_mode and self.is_array(current, stmt, frame)):  # a number: Python
+            return super().statement(stmt, frame)  # makes a new one
         shape = self.shape_at(current, stmt, frame)
         sharer = self._sharer(name, frame)
         if sharer is not None:
@@ -188,6 +207,18 @@ class InPlaceReader:
         frame.objects[name] = objects
         return result
 
+    def _list_update(self, name, stmt, frame):
+        """``a += [y]`` (or ``a *= 2``) of a list extends the list itself: refused where another
+        name (``b = a``, a caller's list passed to a helper, a list holding it) sees it."""
+        mine = {t for t in self.objects_of_name(name, frame) if isinstance(t, ListToken)}
+        sharer = self._sharer(name, frame, mine) if mine else None
+        if sharer is not None:
+            symbol = _SYMBOL[type(stmt.op)]
+            self.fail(stmt, frame, f"`{name} {symbol}= ...` extends the list `{name}` in place, "
+                      f"and {sharer} refers to the same list, which the update changes too: "
+                      f"symgrad reads the update as a new value of `{name}` only",
+                      f"write `{name} = {name} {symbol} ...` (a new list), or use tuples")
+
     def _show(self, shape):
         from .shapes import show
         return show(tuple(shape), self.dims.labels)
@@ -200,10 +231,11 @@ class InPlaceReader:
             scope = scope.outer
         return names
 
-    def _sharer(self, name, frame):
-        """A description of another holder of the array ``name`` holds in ``frame``: a name of
-        this function, of a caller or of an enclosing function, or a module constant; None."""
-        mine = self.objects_of_name(name, frame)
+    def _sharer(self, name, frame, mine=None):
+        """A description of another holder of the array ``name`` holds in ``frame`` (of any of
+        the tokens ``mine``): a name of this function, of a caller or of an enclosing function,
+        or a module constant; None."""
+        mine = self.objects_of_name(name, frame) if mine is None else mine
         if SHARED in mine:
             return "a module constant (or a parameter's default array)"
         seen = set()
@@ -215,7 +247,9 @@ class InPlaceReader:
                     if (scope is frame and other == name) or other not in scope.env:
                         continue
                     if objects & mine:
-                        return f"`{other}`"
+                        where = "" if start is frame else (
+                            f" of the caller `{getattr(scope.node, 'name', '<lambda>')}`")
+                        return f"`{other}`{where}"
                 scope = scope.outer
         return None
 

@@ -254,3 +254,59 @@ def test_a_helper_returning_its_argument_is_a_share(f, shapes, line):
     with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
         symgrad.grad(f, wrt=tuple(shapes), shapes=shapes)
     assert caught.value.text.split("#")[0].strip() == line
+
+
+# --- lists: `+=` extends the list itself ---------------------------------------------------
+def list_alias(x, y):
+    a = [x]
+    b = a
+    b += [y]
+    return sum(a)  # the primal: x + y (symgrad gave (1.0, 0.0))
+
+
+def _add_square(terms, x):
+    terms += [x ** 2]
+
+
+def list_extended_by_helper(x):
+    terms = [x]
+    _add_square(terms, x)
+    return sum(terms)  # the primal: x + x ** 2, 7.0 at 3.0 (symgrad gave 1.0)
+
+
+def row_of_a_table(x, y):
+    rows = [[x], [y]]
+    first = rows[0]
+    first += [y]
+    return sum(rows[0]) + sum(rows[1])  # x + 2 y
+
+
+def list_accumulated(x):
+    acc = []
+    for k in range(3):
+        acc += [x ** k]
+    return sum(acc)  # 1 + x + x ** 2: 1 + 2 x
+
+
+def tuple_extended(x, y):
+    a = (x,)
+    b = a
+    b += (y,)  # a new tuple: a is still (x,)
+    return sum(a) + 2.0 * sum(b)  # 3 x + 2 y
+
+
+@pytest.mark.parametrize("f, line, who", [
+    (list_alias, "b += [y]", "`a`"),
+    (list_extended_by_helper, "terms += [x ** 2]", "`terms` of the caller"),
+    (row_of_a_table, "first += [y]", "`rows`"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_extending_a_shared_list_is_refused(f, line, who):
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(f)
+    assert caught.value.text.strip() == line
+    assert "extends the list" in str(caught.value) and who in str(caught.value)
+
+
+def test_a_list_no_other_name_sees_and_a_tuple_are_read():
+    assert symgrad.grad(list_accumulated)(2.0) == 5.0
+    assert symgrad.grad(tuple_extended)(1.0, 2.0) == (3.0, 2.0)
