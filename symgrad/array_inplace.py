@@ -187,7 +187,7 @@ class InPlaceReader:
         if not (self.array_mode and self.is_array(current, stmt, frame)):  # a number: Python
             return super().statement(stmt, frame)  # makes a new one
         shape = self.shape_at(current, stmt, frame)
-        sharer = self._sharer(name, frame)
+        sharer = self._sharer(name, frame, stmt=stmt)
         if sharer is not None:
             self.fail(stmt, frame, f"`{name} {_SYMBOL[type(stmt.op)]}= ...` updates the array "
                       f"`{name}` in place, and {sharer} refers to the same array (or a view of "
@@ -211,7 +211,7 @@ class InPlaceReader:
         """``a += [y]`` (or ``a *= 2``) of a list extends the list itself: refused where another
         name (``b = a``, a caller's list passed to a helper, a list holding it) sees it."""
         mine = {t for t in self.objects_of_name(name, frame) if isinstance(t, ListToken)}
-        sharer = self._sharer(name, frame, mine) if mine else None
+        sharer = self._sharer(name, frame, mine, stmt) if mine else None
         if sharer is not None:
             symbol = _SYMBOL[type(stmt.op)]
             self.fail(stmt, frame, f"`{name} {symbol}= ...` extends the list `{name}` in place, "
@@ -231,10 +231,11 @@ class InPlaceReader:
             scope = scope.outer
         return names
 
-    def _sharer(self, name, frame, mine=None):
+    def _sharer(self, name, frame, mine=None, stmt=None):
         """A description of another holder of the array ``name`` holds in ``frame`` (of any of
-        the tokens ``mine``): a name of this function, of a caller or of an enclosing function,
-        or a module constant; None."""
+        the tokens ``mine``): a name of this function read after the update ``stmt`` (one read
+        no more sees no change), of a caller or of an enclosing function, or a module constant
+        (which the update changes for every later call); None."""
         mine = self.objects_of_name(name, frame) if mine is None else mine
         if SHARED in mine:
             return "a module constant (or a parameter's default array)"
@@ -244,7 +245,8 @@ class InPlaceReader:
             while scope is not None and id(scope) not in seen:
                 seen.add(id(scope))
                 for other, objects in list(scope.objects.items()):
-                    if (scope is frame and other == name) or other not in scope.env:
+                    if (scope is frame and other == name) or other not in scope.env or (
+                            scope is frame and not _read_after(other, stmt, frame.node)):
                         continue
                     if objects & mine:
                         where = "" if start is frame else (
@@ -252,6 +254,22 @@ class InPlaceReader:
                         return f"`{other}`{where}"
                 scope = scope.outer
         return None
+
+
+def _read_after(name, stmt, fnode):
+    """Whether ``name`` may be read after ``stmt`` runs in the function ``fnode``: a read later
+    in the source, anywhere in a loop around ``stmt``, or in a nested function (which may be
+    called later)."""
+    at = (stmt.lineno, stmt.col_offset)
+    around = [n for n in ast.walk(fnode) if n is not fnode and (
+        isinstance(n, (ast.FunctionDef, ast.Lambda)) or isinstance(n, ast.For) and any(
+            inner is stmt for inner in ast.walk(n)))]
+    inside = {id(inner) for n in around for inner in ast.walk(n)}
+    for node in ast.walk(fnode):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
+                and ((node.lineno, node.col_offset) > at or id(node) in inside):
+            return True
+    return False
 
 
 _NEW_BUILTINS = frozenset({"abs", "len", "float", "int", "sum", "round", "pow", "divmod"})

@@ -310,3 +310,43 @@ def test_extending_a_shared_list_is_refused(f, line, who):
 def test_a_list_no_other_name_sees_and_a_tuple_are_read():
     assert symgrad.grad(list_accumulated)(2.0) == 5.0
     assert symgrad.grad(tuple_extended)(1.0, 2.0) == (3.0, 2.0)
+
+
+# --- a sharer read no more sees no change --------------------------------------------------
+def alias_not_read_after(x, b):
+    out = x
+    out += b  # x changes too, but nothing reads x after: sum((x + b) ** 2)
+    return np.sum(out ** 2)
+
+
+def alias_read_in_a_later_loop_step(x):
+    y = x
+    total = 0.0
+    for k in range(2):
+        total = total + np.sum(x * y)  # the second step reads x after the update
+        y += 1.0
+    return total
+
+
+def alias_read_by_a_closure(x):
+    def norm():
+        return np.sum(x ** 2)
+    y = x
+    y *= 2.0
+    return norm()  # reads x, doubled
+
+
+def test_an_alias_no_later_line_reads_is_no_share():
+    x, b = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    dx, db = symgrad.grad(alias_not_read_after)(x.copy(), b)
+    np.testing.assert_allclose(dx, 2.0 * (x + b), rtol=1e-12)  # by hand
+    np.testing.assert_allclose(db, 2.0 * (x + b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, line", [(alias_read_in_a_later_loop_step, "y += 1.0"),
+                                     (alias_read_by_a_closure, "y *= 2.0")],
+                         ids=lambda v: getattr(v, "__name__", None))
+def test_an_alias_read_later_is_a_share(f, line):
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(f, shapes={"x": ("n",)})
+    assert caught.value.text.strip() == line
