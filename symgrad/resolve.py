@@ -269,7 +269,9 @@ class Resolver:
         written = self.written(node.args[0], frame, None)  # the primal's float, for its line
         if isinstance(stopped, StopGradient) and written is not None:
             self.remember(stopped, StopGradient(written))
-        self.call_results[node] = stopped
+        elif stopped.is_Number and written is not None:  # SymPy's form cancelled to a number
+            stopped = self.cancelled(stopped, StopGradient(written))  # (t + 1.0 - t): the
+        self.call_results[node] = stopped  # primal's float, which may be another (1 - 1e-16)
         return stopped
 
     # --- sequences of build-time length -------------------------------------------------------
