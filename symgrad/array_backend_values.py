@@ -78,6 +78,15 @@ def lazy_zeros(printer, shape=None, value=None):
     return zeros if value is None else ast.BinOp(zeros, ast.Add(), value)
 
 
+def indexable(printer, e):
+    """``e`` printed, as a 0-d array of the reference parameter's dtype where it is a number
+    (``2.0``, ``-0.4``, ``n / 2``), which has no subscript: ``(-0.4)[None]`` raised TypeError."""
+    value = printer.node(e)
+    if isinstance(value, ast.Constant) or plain_number(e, printer):
+        return printer.new_array(value)
+    return value
+
+
 def full_of_number(printer, shape, value=None):
     """``np.full(shape, value)`` (``np.zeros(shape)`` where ``value`` is None) of printed
     ``shape`` and ``value``; in lazy code of the array parameters' library (``lazy_zeros``)."""

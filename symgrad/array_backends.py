@@ -21,7 +21,7 @@ entry prints through its ``numpy`` column. The differences:
 """
 import ast
 
-from .array_backend_values import full, like_reference, plain_number, refuse
+from .array_backend_values import full, indexable, like_reference, plain_number, refuse
 from .array_backends_api import einsum_by_matmul
 from . import array_backends_dask as dask_columns
 from . import array_linalg_lazy as one_chunk
@@ -185,15 +185,12 @@ def _einsum(printer, node):
 
 def _expand(printer, node):
     """``g[None, ...]``: a new axis by indexing, every other axis covered by ``...``; a number
-    first becomes a 0-d array of the reference parameter's dtype (``(2.0)[None, ...]`` raised
-    TypeError)."""
+    first becomes a 0-d array of the reference parameter's dtype (``indexable``)."""
     (axes,) = node.params
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)] + [ast.Constant(Ellipsis)]
-    value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):
-        value = printer.new_array(value)
-    return ast.Subscript(value, ast.Tuple(items, ast.Load()), ast.Load())
+    return ast.Subscript(indexable(printer, node.inputs[0]), ast.Tuple(items, ast.Load()),
+                         ast.Load())
 
 
 def _torch_sort(printer, node):

@@ -8,7 +8,7 @@ import ast
 
 import sympy
 
-from .array_backend_values import full_of_number, lazy_zeros, plain_number
+from .array_backend_values import full_of_number, indexable, lazy_zeros, plain_number
 from .array_emit import scalar_result_statements
 from .array_nodes import REQUIRED, ArrayRule, _axis_ast, _call, dims_ast
 from .shapes import ONE, ShapeError, is_dim
@@ -277,10 +277,7 @@ def _expand_print(printer, node):
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)]
     subscript = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
-    value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):  # a number has no [None]: a 0-d array of the
-        value = printer.new_array(value)  # reference dtype first, np.full((), 2.0)[None]
-    return ast.Subscript(value, subscript, ast.Load())
+    return ast.Subscript(indexable(printer, node.inputs[0]), subscript, ast.Load())
 
 
 def _read_expand_dims(ctx, a, axis=REQUIRED):
