@@ -51,6 +51,8 @@ class InPlaceReader:
             scope = scope.outer
         if scope is None:  # a global or closure: a constant array is the module's
             found, value = frame.src.lookup(name)
+            if found and isinstance(value, list):
+                return frozenset({SHARED, ListToken()})
             return frozenset({SHARED}) if found and isinstance(value, np.ndarray) else frozenset()
         if name not in scope.objects:  # a parameter, or a name bound where no source is known
             scope.objects[name] = frozenset({SHARED}) if self._constant_value(
@@ -167,6 +169,9 @@ class InPlaceReader:
             for keyword in node.keywords:
                 if keyword.arg is not None:
                     hframe.objects[keyword.arg] = self.objects_of(keyword.value, frame)
+            for param, default in _defaults(key).items():  # a list default is the function's,
+                if param not in hframe.objects and isinstance(default, list):  # kept between
+                    hframe.objects[param] = frozenset({SHARED, ListToken()})  # calls
         return super().inlined_body(key, hframe, node, frame, statement)
 
     @staticmethod
@@ -210,7 +215,8 @@ class InPlaceReader:
     def _list_update(self, name, stmt, frame):
         """``a += [y]`` (or ``a *= 2``) of a list extends the list itself: refused where another
         name (``b = a``, a caller's list passed to a helper, a list holding it) sees it."""
-        mine = {t for t in self.objects_of_name(name, frame) if isinstance(t, ListToken)}
+        mine = {t for t in self.objects_of_name(name, frame) if isinstance(t, ListToken) or
+                t == SHARED}
         sharer = self._sharer(name, frame, mine, stmt) if mine else None
         if sharer is not None:
             symbol = _SYMBOL[type(stmt.op)]
@@ -238,7 +244,7 @@ class InPlaceReader:
         (which the update changes for every later call); None."""
         mine = self.objects_of_name(name, frame) if mine is None else mine
         if SHARED in mine:
-            return "a module constant (or a parameter's default array)"
+            return "a module constant (or a parameter's default, kept between calls)"
         seen = set()
         for start in (frame, *reversed(self.callers)):
             scope = start
@@ -254,6 +260,18 @@ class InPlaceReader:
                         return f"`{other}`{where}"
                 scope = scope.outer
         return None
+
+
+def _defaults(function):
+    """A module-level helper's parameter defaults, by name ({} for a nested one)."""
+    if not isinstance(function, types.FunctionType):
+        return {}
+    code = function.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    given = function.__defaults__ or ()
+    found = dict(zip(positional[len(positional) - len(given):], given))
+    found.update(function.__kwdefaults__ or {})
+    return found
 
 
 def _read_after(name, stmt, fnode):

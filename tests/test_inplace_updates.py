@@ -350,3 +350,35 @@ def test_an_alias_read_later_is_a_share(f, line):
     with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
         symgrad.grad(f, shapes={"x": ("n",)})
     assert caught.value.text.strip() == line
+
+
+def _collect(x, seen=[]):  # noqa: B006 (the gotcha under test)
+    seen += [x]
+    return sum(seen)
+
+
+def mutable_default(x):
+    return _collect(x)  # x on the first call, 2 x on the second: the default list grows
+
+
+def test_extending_a_list_default_is_refused():
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(mutable_default)
+    assert caught.value.text.split("#")[0].strip() == "seen += [x]"
+    assert "kept between calls" in str(caught.value)
+
+
+TERMS = [1.0]
+
+
+def module_list_extended(x):
+    t = TERMS
+    t += [x]  # TERMS itself grows, for every later call
+    return sum(t)
+
+
+def test_extending_a_module_list_is_refused():
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(module_list_extended)
+    assert caught.value.text.split("#")[0].strip() == "t += [x]"
+    assert TERMS == [1.0]
