@@ -16,6 +16,7 @@ import ast
 import types
 
 import numpy as np
+import sympy
 
 from . import rules
 from .errors import SymgradError
@@ -69,6 +70,8 @@ class InPlaceReader:
         if isinstance(node, ast.Name):
             return self.objects_of_name(node.id, frame)
         if isinstance(node, ast.Subscript):
+            if self._advanced(node.slice, frame):  # an index array: NumPy copies
+                return frozenset({object()})
             return self.objects_of(node.value, frame)
         if isinstance(node, ast.Attribute):
             if node.attr in _ATTRIBUTE_VIEWS:
@@ -91,6 +94,25 @@ class InPlaceReader:
         if isinstance(node, ast.Call):
             return self._call_objects(node, frame)
         return frozenset({object()})  # arithmetic, a number, a comparison: a new array
+
+    def _advanced(self, index, frame):
+        """Whether a subscript's index holds an index array or a mask (``E[IDX]``,
+        ``x[np.array([0, 1])]``, ``L[np.triu_indices(n)]``), which makes a copy; slices, ints,
+        ``None`` and ``...`` alone make a view."""
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        for item in items:
+            if isinstance(item, (ast.List, ast.Call, ast.Compare)):
+                return True
+            if isinstance(item, ast.Name):
+                try:
+                    value = self.value(item, frame)
+                except SyntaxError:
+                    return False
+                if isinstance(value, tuple) or getattr(value, "name", None) in self.constants \
+                        or self.array_mode and isinstance(value, sympy.Basic) and bool(
+                            self.dims.of(value)):
+                    return True
+        return False
 
     def _call_objects(self, node, frame):
         arguments = [*node.args, *(k.value for k in node.keywords)]

@@ -382,3 +382,23 @@ def test_extending_a_module_list_is_refused():
         symgrad.grad(module_list_extended)
     assert caught.value.text.split("#")[0].strip() == "t += [x]"
     assert TERMS == [1.0]
+
+
+ROWS = np.array([0, 2, 0])
+
+
+def gathered_updated(E):
+    G = E[ROWS]  # an index array: a copy
+    G += 1.0
+    return np.sum(G * E[:1])
+
+
+def test_an_update_of_a_gathered_copy_is_read():
+    E = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    got = symgrad.grad(gathered_updated)(E.copy())
+    h, want = 1e-6, np.zeros(E.shape)
+    for idx in np.ndindex(E.shape):
+        e = np.zeros(E.shape)
+        e[idx] = h
+        want[idx] = (gathered_updated(E + e) - gathered_updated(E - e)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
