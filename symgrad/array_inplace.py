@@ -19,9 +19,11 @@ import numpy as np
 import sympy
 
 from . import rules
+from .array_indexing import ARANGE
 from .errors import SymgradError
 from .fence import dotted, walk_same_function
 from .resolve import _Function, _Py
+from .shapes import is_dim
 from .source import read_source
 
 _VIEW_METHODS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "ravel", "view",
@@ -214,6 +216,12 @@ class InPlaceReader:
         if not (self.array_mode and self.is_array(current, stmt, frame)):  # a number: Python
             return super().statement(stmt, frame)  # makes a new one
         shape = self.shape_at(current, stmt, frame)
+        if self._integer_array(current) and (isinstance(stmt.op, ast.Div) or not (
+                self._integral(self.value(stmt.value, frame)))):
+            self.fail(stmt, frame, f"`{name} {_SYMBOL[type(stmt.op)]}= ...` updates the int "
+                      f"array `{name}` in place with a float result, which NumPy cannot cast "
+                      "back into it (UFuncTypeError)", f"write `{name} = {name} "
+                      f"{_SYMBOL[type(stmt.op)]} ...` (a new float array)")
         sharer = self._sharer(name, frame, stmt=stmt)
         if sharer is not None:
             self.fail(stmt, frame, f"`{name} {_SYMBOL[type(stmt.op)]}= ...` updates the array "
@@ -233,6 +241,28 @@ class InPlaceReader:
                       f"write `{name} = {name} {_SYMBOL[type(stmt.op)]} ...` for a new array")
         frame.objects[name] = objects
         return result
+
+    def _integer_array(self, value):
+        """Whether ``value`` is an array of ints (a constant one, ``np.arange`` of sizes, an
+        index the code computes)."""
+        if not isinstance(value, sympy.Symbol):
+            return False
+        known = self.constant_indices(value)
+        if known is not None:
+            return known.dtype.kind in "iub"
+        if value in self.integer_values:
+            return True
+        made = next((e for e, s in self.bound_nodes.items() if s == value), None)
+        return isinstance(made, ARANGE.node) and all(p.is_integer for p in made.params)
+
+    def _integral(self, value):
+        """Whether ``value`` (an operand of an update) is an int or an array of ints."""
+        if isinstance(value, sympy.Expr) and value.is_Integer:
+            return True
+        if isinstance(value, sympy.Expr) and value.free_symbols and value.is_integer and all(
+                is_dim(d) for d in value.free_symbols):
+            return True  # a size: len(x) - 1
+        return self._integer_array(value)
 
     def _list_update(self, name, stmt, frame):
         """``a += [y]`` (or ``a *= 2``) of a list extends the list itself: refused where another

@@ -402,3 +402,24 @@ def test_an_update_of_a_gathered_copy_is_read():
         e[idx] = h
         want[idx] = (gathered_updated(E + e) - gathered_updated(E - e)) / (2 * h)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def int_array_updated(x):
+    c = np.arange(3)
+    c += 0.5  # NumPy: UFuncTypeError (a float result into an int array)
+    return np.sum(x * c)
+
+
+def int_array_doubled(x):
+    c = np.arange(len(x))
+    c *= 2  # ints stay ints: read as c = 2 c
+    return np.sum(x * c)
+
+
+def test_a_float_update_of_an_int_array_is_refused():
+    with pytest.raises(TypeError):  # the premise: the primal raises (UFuncTypeError)
+        int_array_updated(np.ones(3))
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as caught:
+        symgrad.grad(int_array_updated)(np.ones(3))
+    assert caught.value.text.split("#")[0].strip() == "c += 0.5"
+    np.testing.assert_array_equal(symgrad.grad(int_array_doubled)(np.ones(3)), [0.0, 2.0, 4.0])
