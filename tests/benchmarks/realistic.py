@@ -130,6 +130,8 @@ POINTS = {
     "gmm_full": [(r(3), r(3) * 0.3, r(6))],
     "lj_triu_k": [(np.array([[0.0, 0.0], [1.1, 0.0], [0.0, 1.2], [1.0, 1.3]]),)],
     "polar_energy": [(np.abs(r(4)) + 0.5, r(4))],
+    "residual_inplace": [(r(3), r(5, 3), r(5))],
+    "accumulate_inplace": [(r(3, 2), r(4, 3))],
 }
 
 

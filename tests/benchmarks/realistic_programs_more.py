@@ -227,3 +227,20 @@ def polar_energy(r, theta):
     x = r * np.cos(theta)
     y = r * np.sin(theta)
     return np.sum(x ** 2 + 2.0 * y ** 2) + np.sum(np.diff(theta) ** 2)
+
+
+# ---- in-place updates of arrays no other name reads ----------------------------------------
+def residual_inplace(w, X, y):
+    r = X @ w
+    r -= y
+    r *= 0.5
+    return np.sum(r ** 2)
+
+
+def accumulate_inplace(W, X):
+    h = np.zeros(X.shape[0])
+    for k in range(2):
+        h += np.tanh(X @ W[:, k])
+    out = h
+    out += 1.0
+    return np.sum(out ** 2)
