@@ -185,8 +185,7 @@ def _einsum(printer, node):
 
 def _expand(printer, node):
     """``g[None, ...]``: a new axis by indexing, every other axis covered by ``...``; a number
-    first becomes a 0-d array of the reference parameter's dtype (``(2.0)[None, ...]`` raised
-    TypeError)."""
+    first becomes a 0-d array of the reference parameter's dtype (``subscriptable``)."""
     (axes,) = node.params
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)] + [ast.Constant(Ellipsis)]

@@ -8,7 +8,8 @@ The other stages of the read are mixins of ``ArrayReader``, each in its own modu
 parameters' shapes in and the sizes named out (``array_sizes``), subscripts (``array_index``),
 calls (the array table ``arrays.ARRAY_RULES``, methods such as ``x.sum()``, elementwise functions:
 ``array_calls``; their arguments ``array_arguments``; forms ``array_forms``), and conditions and
-returned values read as the source computes them (``array_written``).
+returned values read as the source computes them (``array_written``), and the in-place updates
+``y += e`` of an array another name shares, refused (``array_inplace``).
 
 Without ``shapes`` the function is read as scalar code, exactly as ``frontend.to_program`` does;
 the first array construct raises ``NeedsShapes``, and the caller builds at call time instead, once
@@ -23,6 +24,7 @@ from . import argument_refusals, arrays, dependencies
 from .array_calls import CallReader
 from .array_forms import FormReader
 from .array_index import IndexReader
+from .array_inplace import InPlaceReader
 from .array_linalg import batched_matmul
 from .array_sizes import SizeReader, _first_use
 from .array_written import WrittenReader
@@ -68,7 +70,8 @@ def to_program(function, stop_gradients=(), nodes=(), shapes=None):
     return ArrayReader(frozenset(stop_gradients), frozenset(nodes), shapes).read(function)
 
 
-class ArrayReader(WrittenReader, SizeReader, FormReader, CallReader, IndexReader, _Reader):
+class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallReader, IndexReader,
+                  _Reader):
     """``frontend``'s reader, with arrays (see the module docstring)."""
 
     def __init__(self, stop_names, nodes=frozenset(), shapes=None):

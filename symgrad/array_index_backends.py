@@ -456,10 +456,23 @@ def _padded(spec):
     return all(item[0] == "slice" and item[3] in (None, 1) for item in spec)
 
 
+def _clamped(bound, dim, default):
+    """A slice bound as Python clamps it to an axis of size ``dim``: ``x[:3]`` of 2 elements
+    stops at 2, ``x[-3:]`` of 2 starts at 0 (a size-derived bound is taken as non-negative)."""
+    import sympy
+    if bound is None:
+        return default
+    bound = sympy.sympify(bound)
+    if bound.is_Integer and bound < 0:
+        return sympy.Max(dim + bound, 0)
+    return sympy.Min(bound, dim)
+
+
 def _pad(printer, g, spec, shape):
     """The adjoint of ``x[a:b]`` on JAX: ``jnp.pad(g, (a, n - b))``, the cotangent put back in
     place by padding with zeros (as ``jax.grad`` does: 2.5x faster than ``.at[a:b].add`` on a zero
-    buffer under XLA)."""
+    buffer under XLA); ``a`` and ``b`` clamped to the axis as Python clamps them (``x[:3]`` of 2
+    elements: ``(0, 0)``, where ``(0, n - 3)`` raised ValueError on a negative width)."""
     import sympy
 
     from .array_nodes import int_ast
@@ -469,11 +482,8 @@ def _pad(printer, g, spec, shape):
             widths.append((sympy.Integer(0), sympy.Integer(0)))
             continue
         _, start, stop, _ = spec[k]
-        low = sympy.Integer(0) if start is None else dim + start if (
-            not isinstance(start, sympy.Basic) and start < 0) else sympy.sympify(start)
-        high = sympy.Integer(0) if stop is None else sympy.Integer(-stop) if (
-            not isinstance(stop, sympy.Basic) and stop < 0) else dim - stop
-        widths.append((low, high))
+        low = _clamped(start, dim, sympy.Integer(0))
+        widths.append((low, dim - sympy.Max(_clamped(stop, dim, dim), low)))
     pairs = [ast.Tuple([int_ast(sympy.sympify(a)), int_ast(sympy.sympify(b))], ast.Load())
              for a, b in widths]
     width = pairs[0] if len(pairs) == 1 else ast.Tuple(pairs, ast.Load())

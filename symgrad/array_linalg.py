@@ -52,6 +52,28 @@ def _read_concatenate(ctx, arrays, axis=0):
     return CONCATENATE.make(*items, params=(k,))
 
 
+def read_stack(ctx, arrays, axis=0):
+    """``np.stack``: a concatenation of the arrays, each with a new axis at ``axis``."""
+    if not isinstance(arrays, tuple) or not arrays:
+        ctx.fail("np.stack takes a list or tuple of arrays", "pass [a, b]")
+    items = [ctx.array(a) for a in arrays]
+    (k,) = ctx.axes(axis, len(ctx.shape(items[0])) + 1)
+    shapes = [ctx.shape(x) for x in items]
+    for other in shapes[1:]:  # sizes read at the call are made one (as broadcasting does):
+        try:  # np.stack((x, y)) of two vectors of one length, built without shapes=
+            if len(other) != len(shapes[0]):
+                raise ShapeError("ranks")
+            for a, b in zip(shapes[0], other):
+                if a != b and ONE in (a, b):
+                    raise ShapeError("a size 1")
+                if a != b:
+                    ctx.reader.dims.unify(a, b)
+        except ShapeError:
+            ctx.fail("np.stack of arrays of different shapes", "stack arrays of one shape")
+    return CONCATENATE.make(*[ctx.bind(expand_dims(x, (k,)), "expanded") for x in items],
+                            params=(k,))
+
+
 # --- einsum ----------------------------------------------------------------------------------
 def split_subscripts(subscripts):
     """``"ij,jk->ik"`` as (["ij", "jk"], "ik"), spaces dropped; without ``->`` the output is

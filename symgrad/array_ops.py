@@ -311,6 +311,8 @@ def _result_print(printer, node):
     if x.is_Number or isinstance(x, BROADCAST_TO.node):  # a constant: of the arrays' library
         inner = x if x.is_Number else x.inputs[0]  # in lazy code (lazy_zeros)
         value = printer.node(inner)
+        if inner.is_integer:  # a count of sizes (`m`): np.full((n,), m) would be an int array
+            value = ast.Call(ast.Name("float", ast.Load()), [value], [])
         if printer.lazy and reads_array(inner, printer):  # np.full would compute a Dask one
             return ast.Call(ast.Attribute(_call(printer, "np.broadcast_to", [  # (105-53)
                 value, dims_ast(shape)]), "astype", ast.Load()), [ast.Name("float", ast.Load())],

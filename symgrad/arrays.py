@@ -47,7 +47,7 @@ from .argument_refusals import index_argument, labels
 from .array_casts import CAST_ROWS
 from .array_nodes import REQUIRED, ArrayNode, ArrayRule
 from .array_linalg import (CONCATENATE, CUMSUM, DET, EINSUM, INV, LOGABSDET, NP_MATMUL, SLOGDET,
-                           SLOGDET_SIGN, SOLVE)
+                           SLOGDET_SIGN, SOLVE, read_stack)
 from .array_indexing import (ARANGE, ARRAY_OF, EYE, INDEX, INDEX_ADJOINT, TRI_INDICES,
                              TRIL_INDICES, TRIU_INDICES, index)
 from .array_shifts import SHIFT_ROWS
@@ -240,18 +240,6 @@ def _read_round(ctx, a, decimals=0):
     return Round(ctx.array(a))
 
 
-def _read_stack(ctx, arrays, axis=0):
-    if not isinstance(arrays, tuple) or not arrays:
-        ctx.fail("np.stack takes a list or tuple of arrays", "pass [a, b]")
-    items = [ctx.array(a) for a in arrays]
-    (k,) = ctx.axes(axis, len(ctx.shape(items[0])) + 1)
-    shapes = {ctx.shape(x) for x in items}
-    if len(shapes) > 1:
-        ctx.fail("np.stack of arrays of different shapes", "stack arrays of one shape")
-    return CONCATENATE.make(*[ctx.bind(expand_dims(x, (k,)), "expanded") for x in items],
-                            params=(k,))
-
-
 def _read_logaddexp(ctx, x1, x2):
     """log(e^a + e^b) as NumPy computes it, max(a, b) + log1p(e^-|a - b|): it never overflows,
     and no term cancels a copy of ``a`` or ``b`` against another. The shifted form m + log(e^(a - m)
@@ -402,7 +390,7 @@ ARRAY_RULES = (
                                             ("prepend", None), ("append", None)),
               read=_read_diff),
     ArrayRule("stack", ("numpy.stack",), (), (("arrays", REQUIRED), ("axis", 0)),
-              read=_read_stack),
+              read=read_stack),
     ArrayRule("add", ("numpy.add",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
               read=_binary(ast.Add)),
     ArrayRule("subtract", ("numpy.subtract",), (), (("x1", REQUIRED), ("x2", REQUIRED)),

@@ -70,18 +70,20 @@ class _Frame:
         self.outer = outer
         self.activation = object()
         self.locals = bound_names(self.node)
+        self.objects = {}  # name -> the arrays its value may share memory with (array_inplace)
 
     def branch(self):
         copy = _Frame.__new__(_Frame)
         copy.__dict__.update(self.__dict__)
         copy.env, copy.written = dict(self.env), dict(self.written)
+        copy.objects = dict(self.objects)
         return copy
 
     def scope(self):
         """The frame of a comprehension inside this one: its own names, then this frame's."""
         inner = self.branch()
         inner.env, inner.locals, inner.outer, inner.primary = {}, set(), self, False
-        inner.written = {}
+        inner.written, inner.objects = {}, {}
         inner.activation = object()
         return inner
 
@@ -268,7 +270,9 @@ class Resolver:
         written = self.written(node.args[0], frame, None)  # the primal's float, for its line
         if isinstance(stopped, StopGradient) and written is not None:
             self.remember(stopped, StopGradient(written))
-        self.call_results[node] = stopped
+        elif stopped.is_Number and written is not None:  # SymPy's form cancelled to a number
+            stopped = self.cancelled(stopped, StopGradient(written))  # (t + 1.0 - t): the
+        self.call_results[node] = stopped  # primal's float, which may be another (1 - 1e-16)
         return stopped
 
     # --- sequences of build-time length -------------------------------------------------------
