@@ -292,7 +292,9 @@ def check_backends(name, backends=("jax", "jax.jit", "torch", "array_api", "dask
             print(f"{name}[{pi}] value_and_grad: {type(e).__name__}: {str(e)[:200]}")
         if any(isinstance(a, np.ndarray) for a in args):  # vjp: tuples and arrays
             try:
-                v = symgrad.vjp(f, wrt=wrt)(*args, **{f"d{f.__name__}": 2.0})
+                defaults = [p.default for p in inspect.signature(f).parameters.values()
+                            if p.default is not inspect.Parameter.empty]  # vjp drops them
+                v = symgrad.vjp(f, wrt=wrt)(*args, *defaults, 2.0)
                 for k in range(len(names)):
                     if not close(v[k], 2.0 * np.asarray(want[k]), 1e-12):
                         print(f"{name}[{pi}] vjp {k} differs: {v[k]} vs 2*{want[k]}")
