@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import symgrad
+from array_differences import elementwise
 
 
 def scaled(x):
@@ -39,9 +40,4 @@ def test_a_negative_number_expanded(backend, convert):
 def test_the_fuzzer_program_runs_and_matches_differences():
     X = np.random.default_rng(265).uniform(-1.0, 1.0, (4, 3, 3))
     got = symgrad.grad(fuzz_78_265, shapes={"X": ("n", 3, 3)})(X)
-    h, want = 1e-6, np.zeros(X.shape)
-    for idx in np.ndindex(X.shape):
-        e = np.zeros(X.shape)
-        e[idx] = h
-        want[idx] = (fuzz_78_265(X + e) - fuzz_78_265(X - e)) / (2 * h)
-    np.testing.assert_allclose(got, want, atol=1e-7)
+    np.testing.assert_allclose(got, elementwise(fuzz_78_265, X), atol=1e-7)

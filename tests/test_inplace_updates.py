@@ -9,6 +9,7 @@ import pytest
 
 import symgrad
 from symgrad import stop_gradient
+from array_differences import elementwise
 
 TABLE = np.array([1.0, 2.0, 3.0])
 
@@ -396,12 +397,7 @@ def gathered_updated(E):
 def test_an_update_of_a_gathered_copy_is_read():
     E = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     got = symgrad.grad(gathered_updated)(E.copy())
-    h, want = 1e-6, np.zeros(E.shape)
-    for idx in np.ndindex(E.shape):
-        e = np.zeros(E.shape)
-        e[idx] = h
-        want[idx] = (gathered_updated(E + e) - gathered_updated(E - e)) / (2 * h)
-    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got, elementwise(gathered_updated, E), rtol=1e-6)
 
 
 def int_array_updated(x):
