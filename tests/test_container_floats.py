@@ -116,3 +116,30 @@ def test_a_value_read_from_a_container_is_the_primals_float(tmp_path, kind, stra
             assert tuple(map(float, slope)) == (3.0, 3.0)
         else:
             assert tuple(map(float, slope)) == ((2.0, 2.0) if 3 * (x + y) > 7.05 else (3.0, 3.0))
+
+
+SAME_SYMPY_FORM = {  # two items SymPy holds as one expression, x + y: each keeps its own float
+    "tuple_display": "    vals = [y + x * 7 / 7.0, y + x * 3 / 3.0]\n",
+    "comprehension": "    vals = [y + x * k / k for k in (7, 3)]\n",
+    "generator": "    vals = tuple(y + x * k / k for k in (7, 3))\n",
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", sorted(SAME_SYMPY_FORM))
+def test_items_of_one_sympy_form_keep_their_own_floats(tmp_path, kind, strategy):
+    body = SAME_SYMPY_FORM[kind] + "    if vals[0] > x + y:\n        return 5.0 * x\n" \
+        "    return x * x + vals[1]\n"
+    f = load_module(tmp_path, "def f(x, y):\n" + body, "symgrad_containers").f
+    vg = symgrad.value_and_grad(f, strategy=strategy)
+    rng = random.Random(1)
+    points = [(1.5653230796808413, 1.8081065481493999)] + [
+        (rng.uniform(0.1, 3.0), rng.uniform(0.1, 3.0)) for _ in range(300)]
+    taken = 0
+    for x, y in points:
+        above = y + x * 7 / 7.0 > x + y
+        taken += above
+        value, slope = vg(x, y)
+        assert value == f(x, y), (kind, x, y, vg.source)
+        assert slope == ((5.0, 0.0) if above else (2.0 * x + 1.0, 1.0)), (kind, x, y, vg.source)
+    assert taken > 5
