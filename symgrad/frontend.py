@@ -139,7 +139,8 @@ class _Reader(Branches, Expressions, Resolver, Guards):
             outputs=tuple(outputs), written_outputs=tuple(
                 self.written_of.get(out, out) for out in outputs), output_names=self._output_names(node, src.name, len(outputs)),
             origin=f"{src.filename}, line {node.lineno}", static=static,
-            names=self.names | self.source_names, kwonly=kwonly, variables=variables)
+            names=self.names | self.source_names, kwonly=kwonly, variables=variables,
+            posonly=len(args.posonlyargs))
 
     def array_default(self, name, value, node, frame):
         """Whether the default ``value`` of the parameter ``name`` is an array the array reader
