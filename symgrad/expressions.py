@@ -15,7 +15,7 @@ from .functions import Value
 from .realpower import RealPower
 from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
 from .rules import power
-from .written import AsWritten, kept_as_written, written_call
+from .written import AsWritten, kept_own, written_call
 
 _BINARY = {
     ast.Add: lambda a, b: a + b,
@@ -133,21 +133,7 @@ class Expressions:
                                                                    AsWritten)):
             return value
         written = self.written(node, frame, value)  # (t + 1.0 - 1.0 - t is 0 to SymPy)
-        return self.kept(value, written)
-
-    @staticmethod
-    def kept(value, written):
-        """``value`` carrying ``written``, its form in the source, where SymPy's form may be
-        another float (``written.kept_as_written``): a value no name holds (a side of ``a if c
-        else b``, an element of a tuple or a comprehension) keeps its own form, which a global
-        note (``remember``, keyed by SymPy's form) cannot: ``y + x * 7 / 7.0`` and ``y + x * 3
-        / 3.0`` are both ``x + y`` to SymPy."""
-        if not isinstance(value, sympy.Expr) or isinstance(value, (functions.StopGradient,
-                                                                   AsWritten)):
-            return value
-        if value.is_Number and not (isinstance(written, sympy.Expr) and written.free_symbols):
-            return value
-        return kept_as_written(value, written)
+        return kept_own(value, written)
 
     def constant(self, value, node, frame):
         if isinstance(value, bool):

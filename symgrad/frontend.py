@@ -30,7 +30,7 @@ from .functions import StopGradient
 from .guards import Guards
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
 from .resolve import RAISES, Resolver, _constant, _Frame
-from .written import AsWritten, as_written
+from .written import AsWritten, as_written, kept_own
 from .source import read_source
 def to_program(function, stop_gradients=(), nodes=()):
     """Read a Python function into a ``Program``.
@@ -254,14 +254,14 @@ class _Reader(Branches, Expressions, Resolver, Guards):
 
     def unpacked(self, value, node, frame):
         """An item of a tuple display or a comprehension's element (``node``: its source), with
-        the form the source computes it in: its own (``kept``) in scalar code."""
+        the form the source computes it in: its own (``written.kept_own``) in scalar code."""
         if not isinstance(value, sympy.Expr):
             return value
         written = self.written(node, frame, None)
         self.remember(value, written)
         if getattr(self, "array_mode", False):
             return self.cancelled(value, written)
-        return self.kept(value, written)
+        return kept_own(value, written)
 
     def as_computed(self, value, node, frame):
         """``value`` (a SymPy expression read from ``node``) as the source computes it: an
@@ -378,7 +378,7 @@ class _Reader(Branches, Expressions, Resolver, Guards):
                 self.remember(value, written)
                 value = self.cancelled(value, written)
         if isinstance(value, AsWritten) and not (value.args[0].is_Atom or value.args[0].is_number):
-            value, written = value.args[0], value.written  # an item of a tuple (``kept``): the
+            value, written = value.args[0], value.written  # an item of a tuple (kept_own): the
             # name holds SymPy's form and its line (or ``frame.written``) the item's own
         if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
             written = self.form_of(value)  # a branch's choice, merged after an `if`
