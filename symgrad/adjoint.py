@@ -79,7 +79,7 @@ def differentiate_arrays(program, wrt, unconnected="zero", cotangents=None):
                      assignments=assignments, outputs=tuple(outputs),
                      output_names=tuple(output_names), origin=program.origin,
                      static=dict(program.static), names=names)
-    for attribute in ("kwonly", "variables"):
+    for attribute in ("kwonly", "variables", "posonly"):
         if hasattr(program, attribute):
             setattr(result, attribute, getattr(program, attribute))
     result.arrays = info.with_shapes(shapes)

@@ -261,11 +261,7 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
                 self.fail(node, frame, *argument_refusals.string_key(node, frame))  # p["w"]
             base = self.value(node.value, frame)
             if isinstance(base, tuple):
-                items = base
-                index = self.integer(node.slice, frame)
-                if not -len(items) <= index < len(items):
-                    self.fail(node, frame, f"index {index} is out of range", "check the index")
-                return items[index]
+                return self.item(base, node, frame)
             return self.subscript(self.as_computed(base, node.value, frame), node, frame)
         if isinstance(node, ast.Compare) and self.array_mode:
             return self.comparison(node, frame)

@@ -145,7 +145,7 @@ def build_arrays(kind, f, program, wrt, unconnected, backend, library="numpy"):
         program = Program(name=program.name, params=program.params + cotangents, defaults=(),
                           assignments=program.assignments, outputs=outputs,
                           output_names=program.output_names, origin=program.origin,
-                          static=dict(program.static), names=used)
+                          static=dict(program.static), names=used, posonly=program.posonly)
         table = info.shapes.copy()
         table.table.update(zip(cotangents, shapes))
         program.arrays = info.with_shapes(table)
@@ -209,7 +209,7 @@ def seeded(program):
         len(program.positional):], defaults=(), assignments=program.assignments, outputs=(seeded,),
                    output_names=(program.name,), origin=program.origin,
                    static=dict(program.static), names=names, kwonly=dict(program.kwonly),
-                   variables=dict(program.variables))
+                   variables=dict(program.variables), posonly=program.posonly)
 
 
 def shift(layout, offset):

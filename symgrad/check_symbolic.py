@@ -15,6 +15,7 @@ import sympy
 from .differentiate import _substituted_size
 from .functions import StopGradient
 from .program import substituted_outputs, tree_size
+from .written import AsWritten
 
 SYMBOLIC_MAX_NODES = 2000  # larger expressions skip the symbolic comparison (numbers decide)
 CHEAP_MAX_NODES = 600  # larger differences are not normalised (numbers decide)
@@ -101,5 +102,7 @@ def _normalising_cost(expr, cheap=None):
 
 
 def _unstop(expr):
-    """StopGradient(e) is e in value: remove the markers before comparing values."""
+    """StopGradient(e) is e in value, and AsWritten(value, written) is value (SymPy's form of
+    the same number): remove the markers before comparing values."""
+    expr = expr.replace(lambda e: isinstance(e, AsWritten), lambda e: e.args[0])
     return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])

@@ -213,7 +213,8 @@ def differentiate(program, wrt, strategy="auto", unconnected="zero", keep_pertur
     result = Program(name=program.name, params=program.params, defaults=program.defaults,
                      assignments=assignments, outputs=tuple(outputs),
                      output_names=tuple(output_names), origin=program.origin,
-                     static=dict(program.static), names=names, kwonly=dict(program.kwonly))
+                     static=dict(program.static), names=names, kwonly=dict(program.kwonly),
+                     posonly=program.posonly)
     if keep_perturbations:
         result.variables = dict(program.variables)
         return result

@@ -35,7 +35,7 @@ def converted_shape_known(kind):
     return kind is numpy.ndarray or kind in _SAFE or issubclass(kind, numpy.generic)
 
 
-def guard(args, names, function, slow, float64=()):
+def guard(args, names, function, slow, float64=(), posonly=0):
     """The function an ``ArrayGradientFunction`` calls after a call with ``args`` has returned.
 
     It takes the parameters ``names`` (the generated function's first ``len(args)``, so a call
@@ -43,10 +43,11 @@ def guard(args, names, function, slow, float64=()):
     them when the call gives each of them and nothing else, each of exactly its type in
     ``args``, each array (a value with ``shape``) of exactly its shape there, and those at the
     positions ``float64`` float64 NumPy arrays (``dtype is FLOAT64``); any other call goes to
-    ``slow`` as it was made (``_passed``)."""
+    ``slow`` as it was made (``_passed``). Its first ``posonly`` parameters are positional-only,
+    as the generated function's (a keyword for one goes to ``slow``, which raises TypeError)."""
     types = [type(a) for a in args]
     shaped = tuple(i for i, a in enumerate(args) if getattr(a, "shape", None) is not None)
-    key = (tuple(names[:len(args)]), shaped, tuple(float64))
+    key = (tuple(names[:len(args)]), shaped, tuple(float64), min(posonly, len(args)))
     factory = _FACTORIES.get(key)
     if factory is None:
         factory = _FACTORIES[key] = _factory(*key)
@@ -73,7 +74,7 @@ def _is(left, right):
     return ast.Compare(left, [ast.Is()], [right])
 
 
-def _factory(names, shaped, float64):
+def _factory(names, shaped, float64, posonly=0):
     """``factory(T0, ..., S<i> for i in shaped, F, function, slow, missing)`` → the guard, built
     as an AST: ``def call(w=missing, X=missing, *rest, **kwargs): if not rest and not kwargs and
     type(w) is T0 and ... and w.shape == S0 and w.dtype is F ...: return function(w, X)``, then
@@ -94,7 +95,8 @@ def _factory(names, shaped, float64):
     slow = ast.Return(ast.Call(_name(f"{prefix}slow"), [
         ast.Tuple([_name(a) for a in names], ast.Load()), _name(rest), _name(kwargs)], []))
     call = ast.FunctionDef(
-        "call", ast.arguments([], [ast.arg(a) for a in names], ast.arg(rest), [], [],
+        "call", ast.arguments([ast.arg(a) for a in names[:posonly]],
+                              [ast.arg(a) for a in names[posonly:]], ast.arg(rest), [], [],
                               ast.arg(kwargs), [_name(missing) for _ in names]),
         [ast.If(ast.BoolOp(ast.And(), tests), [fast], []), slow], [], None)
     parameters = [f"T{i}" for i in range(len(names))] + [f"S{i}" for i in shaped] + [

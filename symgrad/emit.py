@@ -174,7 +174,8 @@ def emit(program, kind="grad", backend="math", wrt=(), layout=None, lazy=False):
     kwonly = [ast.arg(name) for name in program.kwonly]
     kw_defaults = [None if v is None else default(k, v) for k, v in program.kwonly.items()]
     node = ast.FunctionDef(
-        name=function_name, args=ast.arguments(posonlyargs=[], args=params, vararg=None,
+        name=function_name, args=ast.arguments(posonlyargs=params[:program.posonly],
+                                               args=params[program.posonly:], vararg=None,
                                                kwonlyargs=kwonly, kw_defaults=kw_defaults,
                                                kwarg=None, defaults=defaults),
         body=prelude + body, decorator_list=[], returns=None, type_params=[])

@@ -15,7 +15,7 @@ from .functions import Value
 from .realpower import RealPower
 from .resolve import RAISES, _constant, _describe, _Py, _surely_undefined
 from .rules import power
-from .written import AsWritten, kept_as_written, written_call
+from .written import AsWritten, kept_own, written_call
 
 _BINARY = {
     ast.Add: lambda a, b: a + b,
@@ -94,12 +94,23 @@ class Expressions:
         if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load):
             return tuple(self.unpacked(self.value(e, frame), e, frame) for e in node.elts)
         if isinstance(node, ast.Subscript):
-            items = self.sequence(self.value(node.value, frame), node, frame)
-            index = self.integer(node.slice, frame)
-            if not -len(items) <= index < len(items):
-                self.fail(node, frame, f"index {index} is out of range", "check the index")
-            return items[index]
+            return self.item(self.sequence(self.value(node.value, frame), node, frame), node,
+                             frame)
         return self.reject(node, frame)
+
+    def item(self, items, node, frame):
+        """``t[i]`` of a tuple or list ``items`` (``node``: the subscript), with the form the
+        source computed that item in noted for the node (``written_at``): an operand or a
+        returned value reading ``t[0]`` prints the primal's float, not SymPy's form of it."""
+        index = self.integer(node.slice, frame)
+        if not -len(items) <= index < len(items):
+            self.fail(node, frame, f"index {index} is out of range", "check the index")
+        found = items[index]
+        self.written_at.pop(node, None)
+        if isinstance(found, sympy.Expr):
+            form = self.form_of(found)
+            self.written_at[node] = found if form is None else form
+        return found
 
     def side_value(self, node, frame, side):
         """The value of one side of ``a if c else b``: read as a branch (nothing a helper called
@@ -122,9 +133,7 @@ class Expressions:
                                                                    AsWritten)):
             return value
         written = self.written(node, frame, value)  # (t + 1.0 - 1.0 - t is 0 to SymPy)
-        if value.is_Number and not (isinstance(written, sympy.Expr) and written.free_symbols):
-            return value
-        return kept_as_written(value, written)
+        return kept_own(value, written)
 
     def constant(self, value, node, frame):
         if isinstance(value, bool):
@@ -415,6 +424,9 @@ class Expressions:
             return value if found is None else found
 
     def _written(self, node, frame):
+        found = self.written_at.get(node)
+        if found is not None:  # `a if c else b`, `t[i]`, `sum(...)`: as its latest reading wrote
+            return found  # its sides, its item, its terms
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
                 not isinstance(node.value, bool):
             return functions.number(node.value)
@@ -464,8 +476,6 @@ class Expressions:
                 value = self.call_results[node]
                 found = self.form_of(value)
                 return value if found is None else found
-        elif isinstance(node, ast.IfExp) and node in self.written_at:  # its sides as written
-            return self.written_at[node]
         raise _NotWritten
 
 

@@ -30,7 +30,7 @@ from .functions import StopGradient
 from .guards import Guards
 from .program import RESERVED, Assignment, Program, fresh_name, real_symbol
 from .resolve import RAISES, Resolver, _constant, _Frame
-from .written import as_written
+from .written import AsWritten, as_written, kept_own
 from .source import read_source
 def to_program(function, stop_gradients=(), nodes=()):
     """Read a Python function into a ``Program``.
@@ -144,7 +144,8 @@ class _Reader(Branches, Expressions, Resolver, Guards):
             outputs=tuple(outputs), written_outputs=tuple(
                 self.written_of.get(out, out) for out in outputs), output_names=self._output_names(node, src.name, len(outputs)),
             origin=f"{src.filename}, line {node.lineno}", static=static,
-            names=self.names | self.source_names, kwonly=kwonly, variables=variables)
+            names=self.names | self.source_names, kwonly=kwonly, variables=variables,
+            posonly=len(args.posonlyargs))
 
     def array_default(self, name, value, node, frame):
         """Whether the default ``value`` of the parameter ``name`` is an array the array reader
@@ -257,12 +258,15 @@ class _Reader(Branches, Expressions, Resolver, Guards):
         return value
 
     def unpacked(self, value, node, frame):
-        """An item of ``a, b = (e1, e2)``, with the form its source ``node`` computes it in."""
+        """An item of a tuple display or a comprehension's element (``node``: its source), with
+        the form the source computes it in: its own (``written.kept_own``) in scalar code."""
         if not isinstance(value, sympy.Expr):
             return value
         written = self.written(node, frame, None)
         self.remember(value, written)
-        return self.cancelled(value, written)
+        if getattr(self, "array_mode", False):
+            return self.cancelled(value, written)
+        return kept_own(value, written)
 
     def as_computed(self, value, node, frame):
         """``value`` (a SymPy expression read from ``node``) as the source computes it: an
@@ -378,6 +382,9 @@ class _Reader(Branches, Expressions, Resolver, Guards):
                 written = self.written(source, frame, None)
                 self.remember(value, written)
                 value = self.cancelled(value, written)
+        if isinstance(value, AsWritten) and not (value.args[0].is_Atom or value.args[0].is_number):
+            value, written = value.args[0], value.written  # an item of a tuple (kept_own): the
+            # name holds SymPy's form and its line (or ``frame.written``) the item's own
         if written is None and isinstance(value, sympy.Expr) and not value.is_Atom:
             written = self.form_of(value)  # a branch's choice, merged after an `if`
         frame.written.pop(name, None)

@@ -61,6 +61,8 @@ class Program:
             parameters.
         kwonly: keyword-only parameter name → its default (a Python number), or None when it
             has none; in signature order.
+        posonly: how many of the first positional parameters are positional-only (before a
+            ``/``), as the primal's signature says.
         static: parameter name → int value it was fixed to at build time (used in ``range``).
         assignments: the ordered steps: ``Assignment``s, and ``Check``s where the primal runs
             them (``bindings`` gives the assignments alone).
@@ -92,6 +94,7 @@ class Program:
     variables: dict = field(default_factory=dict)
     arrays: object = None
     written_outputs: tuple = ()
+    posonly: int = 0
 
     @property
     def param_names(self):

@@ -316,8 +316,14 @@ class Resolver:
             start_node = node.args[1] if len(node.args) > 1 else keywords.get("start")
             total = sympy.Integer(0) if start_node is None else self.number(
                 self.value(start_node, frame), start_node, frame)
+            written = total if start_node is None else self.written(start_node, frame, total)
             for item in items:  # Python's order: ((start + a) + b) + ...
                 total = self.binary(ast.Add(), total, item, node, frame)
+                written = rules.Written(sympy.Integer(0), written, self.form_of(item) or item) \
+                    if isinstance(written, sympy.Expr) and isinstance(item, sympy.Expr) else None
+            self.written_at.pop(node, None)
+            if isinstance(written, sympy.Expr) and isinstance(total, sympy.Expr):
+                self.written_at[node] = written  # the primal's float: 0 + a + b (-0.0 is 0.0)
             return total
         items = self.iterable(node.args[0], frame)
         if name == "len":
@@ -336,8 +342,9 @@ class Resolver:
         results = []
 
         def generate(k, scope):
-            if k == len(node.generators):
-                results.append(self.value(node.elt, scope))
+            if k == len(node.generators):  # an element, as a tuple display's (`unpacked`):
+                results.append(self.unpacked(  # the form the source computes it in is kept
+                    self.value(node.elt, scope), node.elt, scope))
                 return
             gen = node.generators[k]
             if gen.is_async:

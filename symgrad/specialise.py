@@ -271,7 +271,8 @@ class Specialisations:
         names = code.co_varnames[:code.co_argcount]
         if library != "numpy" or built.backend != "numpy" or not all(
                 converted_shape_known(type(a)) for a in args):
-            return guard(args, names, self._watched(built.func), self)
+            return guard(args, names, self._watched(built.func), self,
+                         posonly=code.co_posonlyargcount)
         float64 = tuple(i for i, a in enumerate(args[:code.co_argcount])
                         if type(a) is numpy.ndarray and a.dtype is FLOAT64)
         converted = tuple(names[i] for i in float64)
@@ -279,7 +280,8 @@ class Specialisations:
         if function is None:
             function = self._unchecked[(built, converted)] = unchecked(built.func, built.source,
                                                                        converted)
-        return guard(args, names, self._watched(function), self, float64)
+        return guard(args, names, self._watched(function), self, float64,
+                     code.co_posonlyargcount)
 
     def _watched(self, function):
         """``function``, or, when the readings watch names, a call of it that first checks them

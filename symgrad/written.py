@@ -129,6 +129,19 @@ def kept_as_written(value, written):
     return as_written(value, shared(written))
 
 
+def kept_own(value, written):
+    """``value`` carrying ``written``, its form in the source, where SymPy's form may be another
+    float (``kept_as_written``): a value no name holds (a side of ``a if c else b``, an element
+    of a tuple or a comprehension) keeps its own form, which a note keyed by SymPy's form
+    (``frontend.remember``) cannot: ``y + x * 7 / 7.0`` and ``y + x * 3 / 3.0`` are both ``x +
+    y`` to SymPy. A number stays a number unless the source computes it from variables."""
+    if not isinstance(value, sympy.Expr) or isinstance(value, (StopGradient, AsWritten)):
+        return value
+    if value.is_Number and not (isinstance(written, sympy.Expr) and written.free_symbols):
+        return value
+    return kept_as_written(value, written)
+
+
 def shared(written):
     """``written`` with each part that SymPy's form computes as the same float (``same_float``)
     in SymPy's form: ``(x[:, None] - mu) / s`` holds SymPy's ``x[:, None] - mu``, which the

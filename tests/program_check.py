@@ -5,8 +5,8 @@ it, at each point, with ``program_ref.reference``; it returns the ``Failure`` li
 failure kinds (issue 6):
 
 - ``wrong``: a gradient differing from the 50-digit reference, or a number where the value is
-  complex arbitrarily near (``wrong value``: the value of ``value_and_grad`` differing from the
-  primal's);
+  complex arbitrarily near (``wrong value``: the value of ``value_and_grad`` not the primal's
+  very float, compared bit for bit);
 - ``crash``: any exception of a build other than symgrad's documented refusals;
 - ``refusal``: ``UnsupportedSyntaxError``/``OptionError``/``SourceUnavailableError`` on a program
   whose primal returns a float at one of the points (a complex value nearby included);
@@ -52,7 +52,6 @@ from program_ref import ComplexValue, PrimalError, Skip, evaluate
 from source_modules import load_module
 
 RTOL = 1e-7
-VALUE_RTOL = 1e-9
 SLOW = 5.0
 REFUSALS = (symgrad.UnsupportedSyntaxError, symgrad.OptionError, symgrad.SourceUnavailableError,
             symgrad.OutputShapeError)
@@ -244,7 +243,7 @@ def check(prog, points, strategies=("auto",), counts=None, value_and_grad=False,
                 got_value, got = got
                 if type(got_value) is not float:
                     fail("nonfloat", label, point, "a float value", repr(got_value))
-                elif not _close(got_value, float(value), VALUE_RTOL):
+                elif got_value != value:
                     fail("wrong value", label, point, repr(value), repr(got_value))
             got = got if isinstance(got, tuple) else (got,)
             if any(type(g) is not float for g in got):

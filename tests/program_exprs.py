@@ -175,9 +175,13 @@ def expr(c, sc, size):
     kinds += [k for k, p in (("jump_cancel", "constant_jump"), ("sympy_identity",
                                                                  "identity_helper"))
               if p in sc.patterns]
+    if "containers" in sc.patterns:
+        kinds += ["comp", "index"]
     if sc.helpers:
         kinds += ["hcall", "hcall"]
     kind = c.choice(kinds)
+    if kind in ("comp", "index"):
+        return container(c, sc, size, kind)
     if kind == "leaf":
         return leaf(c, sc)
     if kind == "jump_cancel":  # math.ceil(a + 1 - a) * x, round((t + 0.1) - 0.1) * t
@@ -254,6 +258,9 @@ def expr(c, sc, size):
         return ("sg", expr(c, sc, size - 1))
     hname, arity, returns_tuple = c.choice(sc.helpers)
     if returns_tuple:
+        if "containers" in sc.patterns:  # h0(a, b)[i]
+            return ("index", ("hcall", hname, tuple(helper_argument(c, sc, max(1, size // 3))
+                                                    for _ in range(arity))), c.integer(-2, 1))
         return expr(c, sc, size)
     return ("hcall", hname, tuple(helper_argument(c, sc, max(1, size // 3))
                                   for _ in range(arity)))
@@ -384,3 +391,40 @@ class Names:
     def fresh(self):
         self.count += 1
         return "abcdegmnpqrsvw"[self.count - 1] if self.count <= 14 else f"v{self.count}"
+
+
+def comprehension(c, sc, size, form=None, bounds=None, index=False):
+    """``("comp", ...)`` (``program_source.COMPREHENSIONS``): a comprehension or a generator in
+    ``sum`` over ``range``, its element an expression of its variable and the names, often in
+    a form SymPy reads as another float (``x * k / 7.0``: ``x`` for k = 7). ``index``: False
+    for a random one (None for a ``sum``), None for the whole sequence."""
+    var = c.choice(("k", "j"))
+    if bounds is None:
+        bounds = c.choice(((c.integer(1, 3),), (1, c.integer(2, 4)), (0, c.integer(2, 5), 2)))
+    inner = sc.child()
+    inner.loop = [v for v in sc.loop if v != var] + [var]
+    r = c.integer(0, 5)
+    if r <= 1:  # leaf * k / K with K the last k: SymPy's leaf, another float in Python
+        last = ("num", float(range(*bounds)[-1] or 1))
+        elt = ("bin", "/", ("bin", "*", leaf(c, sc), ("var", var)), last)
+    elif r == 2:
+        elt = fl.twin(c, expr(c, inner, max(1, size - 3)))
+    else:
+        elt = expr(c, inner, max(2, size - 2))
+    form = form or c.choice(("list", "tuple", "sum", "sum_list", "enum"))
+    n = len(range(*bounds))
+    if form in ("sum", "sum_list"):
+        index = None
+    elif index is False:
+        index = c.integer(-n, n - 1)
+    return ("comp", form, elt, var, bounds, index)
+
+
+def container(c, sc, size, kind):
+    """An element read from a built sequence: a comprehension's (or its ``sum``), or an item of
+    a tuple display ``(a, b)[i]``."""
+    if kind == "comp":
+        return comprehension(c, sc, size)
+    items = tuple(fl.twin(c, expr(c, sc, max(1, size // 3))) if c.chance(0.3) else
+                  expr(c, sc, max(1, size // 3)) for _ in range(c.integer(2, 3)))
+    return ("index", ("tuple", items), c.integer(-len(items), len(items) - 1))

@@ -12,7 +12,10 @@ The representation is nested tuples whose first item is a tag (``program_source.
   of ``symgrad.rules.RULES`` (``"math.sin"``, ``"abs"``, ``"max"`` ...), ``("sg", a)`` for
   ``stop_gradient(a)``, ``("ifexp", cond, a, b)`` for ``a if cond else b``, ``("hcall", name,
   args)`` for a call of a module-level helper, ``("tuple", items)`` (only as the right side of a
-  tuple unpacking or a helper's ``return``);
+  tuple unpacking, a helper's ``return`` or an index), ``("comp", form, elt, var, range_args,
+  index)`` for a comprehension, a generator in ``sum`` or over ``enumerate``, indexed
+  (``program_source.COMPREHENSIONS``), ``("index", base, i)`` for ``(a, b)[i]`` or ``h0(a,
+  b)[i]``;
 - conditions: ``("cmp", ops, operands)`` (a chained comparison when ``len(ops) > 1``),
   ``("and", conds)``, ``("or", conds)``, ``("not", c)``, ``("truth", e)`` (``if e:``),
   ``("bool", b)``;
@@ -26,8 +29,9 @@ time and left raw otherwise (the points where the primal raises are then skipped
 """
 
 import program_floats as fl
-from program_exprs import (OFFSETS, PARAM_NAMES, Names, RandomChooser, Scope, call, cond,
-                           constant_exponent, expr, leaf, num, offset, side_decided)
+from program_exprs import (OFFSETS, PARAM_NAMES, Names, RandomChooser, Scope, call, comprehension,
+                           cond, constant_exponent, container, expr, leaf, num, offset,
+                           side_decided)
 from program_source import walk
 
 
@@ -72,6 +76,12 @@ def statements(c, sc, names, count, size, in_loop=False):
         elif kind == "unpack":
             tuple_helpers = [h for h in sc.helpers if h[2]]
             a, b = names.fresh(), names.fresh()
+            if "containers" in sc.patterns and c.chance(0.2):  # a, b = [e for k in range(2)]
+                out.append(("unpack", (a, b), comprehension(c, sc, size, c.choice(
+                    ("list", "tuple", "enum")), c.choice(((2,), (1, 3), (0, 4, 2))), None)))
+                sc.bind(a)
+                sc.bind(b)
+                continue
             if tuple_helpers and c.chance(0.5):
                 hname, arity, _ = c.choice(tuple_helpers)
                 rhs = ("hcall", hname, tuple(expr(c, sc, max(1, size // 2)) for _ in range(arity)))
@@ -234,7 +244,7 @@ UNDEFINED_TAILS = (("call", "math.log", (("num", 0.0),)), ("call", "math.sqrt", 
 
 
 PATTERNS = ("named_float", "constant_jump", "identity_helper", "constant_exponent",
-            "constant_ifexp", "dead_helper_max", "numpy_call")
+            "constant_ifexp", "dead_helper_max", "numpy_call", "containers")
 NUMPY_CALLS = (("np.square", 1), ("np.sign", 1), ("np.log", 1), ("np.maximum", 2),
                ("np.minimum", 2), ("np.fmax", 2), ("np.fmin", 2))
 """The RULES rows with no ``math`` spelling (``numpy_call``): each is written as another row."""
@@ -258,7 +268,10 @@ def focused(c, pattern):
       arguments (a helper whose body is constant, its value unused);
     - numpy_call: ``math.floor(-(stop_gradient(x + 0.7) - (x + 0.7) + np.square(y) // 1.5))``,
       ``math.ceil(np.log(x) + 1 - np.log(x)) * y`` (a row without a ``math`` spelling inside a
-      jump's operand: its written form was dropped, SymPy's reordered floats printed).
+      jump's operand: its written form was dropped, SymPy's reordered floats printed);
+    - containers: ``if [x * k / 7.0 for k in range(7, 8)][-1] > x: return ...``, ``return
+      3 * (x + y, x)[0]`` (an element a comprehension, a ``sum`` of a generator or a tuple
+      index gives, read as SymPy's form: another branch, another value).
     """
     params = c.choice((("t",), ("t", "z"), ("x", "y"), ("u",), ("y", "u")))
     sc, names = Scope(params), Names()
@@ -323,6 +336,17 @@ def focused(c, pattern):
                 term = fl.jump_of_cancel(c, n)
             term = ("bin", "*", term, ("var", c.choice(params)))
             result = term if result is None else ("bin", "+", result, term)
+    elif pattern == "containers":  # if [x * k / 7.0 for k in range(7, 8)][0] > x: ...
+        k = c.integer(2, 9)
+        read = comprehension(c, sc, 4, bounds=c.choice(((k, k + 1), (k - 1, k + 1))),
+                             index=-1) if c.chance(0.8) else container(c, sc, 4, "index")
+        if c.chance(0.3):
+            body.append(("assign", "m", read))
+            sc.bind("m")
+            read = ("var", "m")
+        test = ("cmp", (c.choice(("<", "<=", ">", ">=", "==", "!=")),), (read, leaf(c, sc)))
+        body.append(("if", test, (("return", expr(c, sc, 3)),), ()))
+        result = c.choice((("bin", "-", read, leaf(c, sc)), expr(c, sc, 3), read))
     else:
         h, arity = max_helper(c, 0)
         helpers = (h,)

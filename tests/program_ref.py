@@ -266,6 +266,21 @@ class Run:
             return self.helper(self.helpers[e[1]], [self.expr(a, env) for a in e[2]])
         if tag == "tuple":
             return tuple(self.expr(a, env) for a in e[1])
+        if tag == "comp":  # its own scope: the variable an int, as a for loop's
+            form, elt, var, bounds, index = e[1:]
+            items = tuple(self.expr(elt, {**env, var: Value(i, mpmath.mpf(i), False)})
+                          for i in range(*bounds))
+            if form in ("sum", "sum_list"):
+                total = _checked(0, None, False)  # Python's order: ((0 + a) + b) + ...
+                for item in items:
+                    total = _binary("+", total, item)
+                return total
+            return items if index is None else items[index]
+        if tag == "index":
+            items = self.expr(e[1], env)
+            if not isinstance(items, tuple):
+                raise PrimalError("indexing a number")
+            return items[e[2]]
         raise AssertionError(e)
 
     def call(self, spelling, args):

@@ -3,10 +3,16 @@ there), and walking the tree."""
 import ast
 
 NODE_TAGS = frozenset({
-    "num", "var", "bin", "neg", "call", "sg", "ifexp", "hcall", "tuple",
+    "num", "var", "bin", "neg", "call", "sg", "ifexp", "hcall", "tuple", "comp", "index",
     "cmp", "and", "or", "not", "truth", "bool",
     "assign", "aug", "unpack", "if", "for", "return", "helper", "program"})
-EXPR_TAGS = frozenset({"num", "var", "bin", "neg", "call", "sg", "ifexp", "hcall"})
+EXPR_TAGS = frozenset({"num", "var", "bin", "neg", "call", "sg", "ifexp", "hcall", "comp",
+                       "index"})
+COMPREHENSIONS = {"list": "[{}]", "enum": "[{}]", "tuple": "tuple({})", "sum": "sum({})",
+                  "sum_list": "sum([{}])"}
+"""The forms of ``("comp", form, elt, var, range_args, index)``: a list or tuple comprehension
+(indexed with ``index``, or whole where ``index`` is None: the right side of an unpacking), over
+``range`` or ``enumerate(range(...))`` (``"enum"``), or a ``sum`` of a generator or a list."""
 COND_TAGS = frozenset({"cmp", "and", "or", "not", "truth", "bool"})
 STMT_TAGS = frozenset({"assign", "aug", "unpack", "if", "for", "return"})
 
@@ -44,6 +50,15 @@ def expr_source(e):
         return f"stop_gradient({expr_source(e[1])})"
     if tag == "ifexp":
         return f"({expr_source(e[2])} if {cond_source(e[1])} else {expr_source(e[3])})"
+    if tag == "comp":
+        form, elt, var, bounds, index = e[1:]
+        over = f"range({', '.join(map(str, bounds))})"
+        over = f"_j, {var} in enumerate({over})" if form == "enum" else f"{var} in {over}"
+        text = COMPREHENSIONS[form].format(f"{expr_source(elt)} for {over}")
+        return text if index is None else f"{text}[{index}]"
+    if tag == "index":  # (a, b)[i] or h0(a, b)[i]
+        base = f"({expr_source(e[1])})" if e[1][0] == "tuple" else expr_source(e[1])
+        return f"{base}[{e[2]}]"
     if tag == "tuple":
         return ", ".join(f"({expr_source(a)})" if a[0] == "tuple" else expr_source(a)
                          for a in e[1])

@@ -430,6 +430,38 @@ def test_keyword_only_parameters_stay_keyword_only():
     assert symgrad.jacobian(scaled, wrt="scale")(2.0, scale=5.0) == 4.0
 
 
+def posonly(x, /, y=2.0, *, k=1.0):
+    return k * x * y
+
+
+def posonly_array(x, /, w):
+    return np.sum(x * w)
+
+
+@pytest.mark.parametrize("strategy", ("symbolic", "reverse"))
+def test_positional_only_parameters_stay_positional_only(strategy):
+    for make in (symgrad.grad, symgrad.value_and_grad, symgrad.hessian):
+        g = make(posonly, strategy=strategy)
+        assert str(inspect.signature(g)) == str(inspect.signature(posonly)) == \
+            "(x, /, y=2.0, *, k=1.0)"
+        with pytest.raises(TypeError):  # as the primal raises
+            g(x=3.0)
+    assert symgrad.grad(posonly, strategy=strategy)(3.0, y=5.0, k=2.0) == 10.0  # k y
+    assert symgrad.grad(posonly, wrt=("x", "y"), strategy=strategy)(3.0, 5.0, k=2.0) == (
+        10.0, 6.0)  # (k y, k x)
+
+
+@pytest.mark.parametrize("shape", ((3,), ("n",)))
+def test_positional_only_array_parameters_stay_positional_only(shape):
+    g = symgrad.grad(posonly_array, shapes={"x": shape, "w": shape})
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+    for _ in range(2):  # the first call, then the call guard of the build it made
+        assert [list(d) for d in g(x, w)] == [list(w), list(x)]
+        with pytest.raises(TypeError):
+            g(x=x, w=w)
+        assert [list(d) for d in g(x, w=w)] == [list(w), list(x)]
+
+
 def test_vjp_puts_cotangents_before_keyword_only_parameters():
     v = symgrad.vjp(polar_kw)
     assert str(inspect.signature(v)).startswith("(r, dpolar_kw_0, dpolar_kw_1, *, theta=0.5")
