@@ -494,3 +494,34 @@ def test_an_element_never_read_past_two_scatters(backend, x64):
         np.testing.assert_array_equal(got[~read], np.zeros(7))
         np.testing.assert_array_equal(_central(lambda a: module.f(X, a, W), v)[~read],
                                       np.zeros(7))
+
+
+UNTAKEN_ZERO_SPREAD = '''import numpy as np
+
+from symgrad import stop_gradient
+
+
+def f(X, v):
+    c = np.linalg.norm(X)
+    if c > 0.1:
+        r = 0.5
+    else:
+        s = np.einsum('ij,j->i', np.std((np.zeros((X.shape[0], 1, 1)) + 0.2) * X[None, :, None],
+                                        axis=0), X)
+        r = s[np.argmax(stop_gradient(s))] * 1.5
+    return r + 0.5
+'''
+
+
+def test_the_untaken_branch_of_zero_spread_adds_nothing():
+    """The branch taken is the constant 0.5: gradient 0. The other branch (computed by the numpy
+    backend, chosen away by its mask) has ``np.std`` of zero spread, 1 / 0; with its factor moved
+    into a scatter's pieces (7a73f58) the mask no longer made it 0, nan (array fuzzer
+    133-2130). The mask stays outside such a factor."""
+    module = load_module(DIRECTORY, UNTAKEN_ZERO_SPREAD, "untaken_zero_spread")
+    X, v = np.array([0.9407200495450545, 0.7647903890472763]), np.zeros((2, 1, 2))
+    for shapes in ({"X": ("n",), "v": ("n", 1, "n")}, None):
+        with np.errstate(all="ignore"):
+            gX = symgrad.grad(module.f, wrt="X", shapes=shapes)(X, v)
+        np.testing.assert_array_equal(gX, np.zeros(2))
+        np.testing.assert_array_equal(_central(lambda a: module.f(a, v), X), np.zeros(2))
