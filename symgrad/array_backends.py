@@ -191,7 +191,7 @@ def _expand(printer, node):
     items = [ast.Constant(None) if k in axes else ast.Slice(None, None, None)
              for k in range(max(axes) + 1)] + [ast.Constant(Ellipsis)]
     value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):
+    if isinstance(value, ast.Constant) or plain_number(node.inputs[0], printer):  # -0.4 too
         value = printer.new_array(value)
     return ast.Subscript(value, ast.Tuple(items, ast.Load()), ast.Load())
 

@@ -278,8 +278,9 @@ def _expand_print(printer, node):
              for k in range(max(axes) + 1)]
     subscript = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
     value = printer.node(node.inputs[0])
-    if isinstance(value, ast.Constant):  # a number has no [None]: a 0-d array of the
-        value = printer.new_array(value)  # reference dtype first, np.full((), 2.0)[None]
+    if isinstance(value, ast.Constant) or plain_number(node.inputs[0], printer):  # a number
+        # (-0.4 too, printed as an operator: array fuzzer 133-108) has no [None]: a 0-d array
+        value = printer.new_array(value)  # of the reference dtype first, np.full((), 2.0)[None]
     return ast.Subscript(value, subscript, ast.Load())
 
 

@@ -525,3 +525,28 @@ def test_the_untaken_branch_of_zero_spread_adds_nothing():
             gX = symgrad.grad(module.f, wrt="X", shapes=shapes)(X, v)
         np.testing.assert_array_equal(gX, np.zeros(2))
         np.testing.assert_array_equal(_central(lambda a: module.f(a, v), X), np.zeros(2))
+
+
+EXPANDED_NEGATIVE = '''import numpy as np
+
+
+def f(v):
+    return np.dot(np.expand_dims(-0.4, 0), v[None, -1])
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_expand_dims_of_a_negative_number(backend, x64):
+    """``np.expand_dims(-0.4, 0)`` printed as ``(-0.4)[None]`` (TypeError: 'float' object is not
+    subscriptable; array fuzzer 133-108): -0.4 prints as an operator, not a constant, and
+    was not made a 0-d array first. f = -0.4 v[-1]: df/dv is -0.4 at the last element."""
+    module = load_module(DIRECTORY, EXPANDED_NEGATIVE, "expanded_negative")
+    v = np.array([0.5, -0.25, 1.5])
+    convert = {"numpy": np.asarray, "jax": lambda a: __import__("jax").numpy.asarray(a),
+               "torch": lambda a: __import__("torch").from_numpy(a),
+               "array_api": np.asarray}[backend]
+    want = np.array([0.0, 0.0, -0.4])
+    for shapes in ({"v": ("n",)}, None):
+        got = _numbers(symgrad.grad(module.f, shapes=shapes, backend=backend)(convert(v)))
+        assert got.dtype == np.float64 and np.array_equal(got, want), got
+        assert np.allclose(got, _central(module.f, v), rtol=1e-7, atol=1e-9)
