@@ -139,10 +139,12 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
         c, g = _combine(parts, shapes)
         if c == 0 or g == 0:
             continue
-        if any(not is_dim(s) for s in c.free_symbols) and _scaled(c, g) != c * g:
+        if any(not is_dim(s) for s in c.free_symbols) and not c.has(sympy.Piecewise) and \
+                _scaled(c, g) != c * g:
             c, g = S.One, _scaled(c, g)  # a factor of values (1 / np.std(...), inf at zero
             # spread) multiplies a scatter's pieces here, not the zeros of the entries never
-            # read once the scatter is reshaped or scattered again (array fuzzer 131-1446)
+            # read once the scatter is reshaped or scattered again (array fuzzer 131-1446); a
+            # branch's mask stays outside, where it makes the side not taken 0 (133-2130)
         if not g.is_Atom and not isinstance(g, BROADCAST_TO.node) and not (
                 isinstance(g, SUM.node) and g.params[1]):  # left inline: reshaped or broadcast
             # the full adjoint is c * g: only a line holding all of it takes its name

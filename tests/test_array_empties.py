@@ -259,3 +259,27 @@ def test_an_argument_of_no_element(run):
     if run == "numpy":
         with pytest.raises(ValueError, match="is 0"):
             symgrad.grad(module.mean)(v, w)
+
+
+REVERSED_TWICE = """import numpy as np
+
+
+def f(X, v):
+    return np.sum(X * v.reshape(-1)[::-1].reshape(X.shape)) + np.sum(
+        v.reshape(-1)[::-1].reshape(X.shape) ** 2)
+"""
+
+
+def test_the_same_reshape_read_twice():
+    """``v.reshape(-1)[::-1].reshape(X.shape)`` twice: the second read met v0 v1 against X0 X1
+    once the first had made them one, and was refused ("keep the number of elements", array
+    fuzzer 133-3326). With R that reshape, df/dX = R and df/dv = X read back + 2 v."""
+    module = load_module(DIRECTORY, REVERSED_TWICE, "reversed_twice")
+    rng = np.random.default_rng(3326)
+    gf = symgrad.grad(module.f, wrt=("X", "v"))
+    for xs, vs in (((2, 3), (3, 2)), ((3, 3), (3, 3)), ((2, 6), (4, 3))):
+        X, v = rng.uniform(-1.0, 1.0, xs), rng.uniform(-1.0, 1.0, vs)
+        gX, gv = gf(X, v)
+        np.testing.assert_allclose(gX, v.reshape(-1)[::-1].reshape(xs), rtol=1e-15)
+        np.testing.assert_allclose(gv, X.reshape(-1)[::-1].reshape(vs) + 2.0 * v, rtol=1e-15)
+        np.testing.assert_allclose(gv, _central(lambda a: module.f(X, a), v), rtol=1e-7)

@@ -494,3 +494,59 @@ def test_an_element_never_read_past_two_scatters(backend, x64):
         np.testing.assert_array_equal(got[~read], np.zeros(7))
         np.testing.assert_array_equal(_central(lambda a: module.f(X, a, W), v)[~read],
                                       np.zeros(7))
+
+
+UNTAKEN_ZERO_SPREAD = '''import numpy as np
+
+from symgrad import stop_gradient
+
+
+def f(X, v):
+    c = np.linalg.norm(X)
+    if c > 0.1:
+        r = 0.5
+    else:
+        s = np.einsum('ij,j->i', np.std((np.zeros((X.shape[0], 1, 1)) + 0.2) * X[None, :, None],
+                                        axis=0), X)
+        r = s[np.argmax(stop_gradient(s))] * 1.5
+    return r + 0.5
+'''
+
+
+def test_the_untaken_branch_of_zero_spread_adds_nothing():
+    """The branch taken is the constant 0.5: gradient 0. The other branch (computed by the numpy
+    backend, chosen away by its mask) has ``np.std`` of zero spread, 1 / 0; with its factor moved
+    into a scatter's pieces (7a73f58) the mask no longer made it 0, nan (array fuzzer
+    133-2130). The mask stays outside such a factor."""
+    module = load_module(DIRECTORY, UNTAKEN_ZERO_SPREAD, "untaken_zero_spread")
+    X, v = np.array([0.9407200495450545, 0.7647903890472763]), np.zeros((2, 1, 2))
+    for shapes in ({"X": ("n",), "v": ("n", 1, "n")}, None):
+        with np.errstate(all="ignore"):
+            gX = symgrad.grad(module.f, wrt="X", shapes=shapes)(X, v)
+        np.testing.assert_array_equal(gX, np.zeros(2))
+        np.testing.assert_array_equal(_central(lambda a: module.f(a, v), X), np.zeros(2))
+
+
+EXPANDED_NEGATIVE = '''import numpy as np
+
+
+def f(v):
+    return np.dot(np.expand_dims(-0.4, 0), v[None, -1])
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_expand_dims_of_a_negative_number(backend, x64):
+    """``np.expand_dims(-0.4, 0)`` printed as ``(-0.4)[None]`` (TypeError: 'float' object is not
+    subscriptable; array fuzzer 133-108): -0.4 prints as an operator, not a constant, and
+    was not made a 0-d array first. f = -0.4 v[-1]: df/dv is -0.4 at the last element."""
+    module = load_module(DIRECTORY, EXPANDED_NEGATIVE, "expanded_negative")
+    v = np.array([0.5, -0.25, 1.5])
+    convert = {"numpy": np.asarray, "jax": lambda a: __import__("jax").numpy.asarray(a),
+               "torch": lambda a: __import__("torch").from_numpy(a),
+               "array_api": np.asarray}[backend]
+    want = np.array([0.0, 0.0, -0.4])
+    for shapes in ({"v": ("n",)}, None):
+        got = _numbers(symgrad.grad(module.f, shapes=shapes, backend=backend)(convert(v)))
+        assert got.dtype == np.float64 and np.array_equal(got, want), got
+        assert np.allclose(got, _central(module.f, v), rtol=1e-7, atol=1e-9)
