@@ -122,7 +122,10 @@ def _reverse(program, seeds, out_name, symbols, names, assignments, shapes, fres
             if names_back:
                 partial = partial.xreplace(names_back)
             pc, pa = _split(_logistic(partial), shapes)
-            add(s, c * pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
+            pc = c * pc
+            if any(not is_dim(x) for x in pc.free_symbols) and _branched(pa):
+                pc, pa = S.One, _into_branches(pc, pa)  # before it is indexed or summed
+            add(s, pc, fit(_times(g, pa, shapes), shapes.of(s), shapes))
 
     wanted = {s: None for s in symbols if s not in program.params}
     for out, seed in seeds:
@@ -178,6 +181,33 @@ def _scaled(c, g):
     if g.is_Add and any(isinstance(t, INDEX_ADJOINT.node) for t in g.args):
         return sympy.Add(*[_scaled(c, t) for t in g.args])
     return c * g
+
+
+def _branch(term):
+    """The first factor of ``term`` that is a branch (a ``Piecewise``) with a side exactly 0."""
+    return next((f for f in sympy.Mul.make_args(term) if isinstance(f, sympy.Piecewise)
+                 and any(v.is_zero is True for v, _ in f.args)), None)
+
+
+def _branched(g):
+    return any(_branch(t) is not None for t in sympy.Add.make_args(g))
+
+
+def _into_branches(c, g):
+    """``c * g``, a factor of values ``c`` taken into each branch of ``g``'s terms: the side not
+    taken stays exactly 0 where ``c`` is inf (``1 / np.std(...)`` at zero spread times
+    ``where(cond, 0.0, ...)``: 0 * inf was nan, where JAX and the build at the call give 0;
+    array fuzzer 78-762)."""
+    terms = []
+    for t in sympy.Add.make_args(g):
+        branch = _branch(t)
+        if branch is None:
+            terms.append(c * t)
+            continue
+        rest = c * sympy.Mul(*[f for f in sympy.Mul.make_args(t) if f is not branch])
+        terms.append(sympy.Piecewise(*[(S.Zero if v.is_zero is True else v * rest, cond)
+                                       for v, cond in branch.args], evaluate=False))
+    return sympy.Add(*terms)
 
 
 class _Context:

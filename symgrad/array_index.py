@@ -10,6 +10,7 @@ import sympy
 from . import argument_refusals, array_indexing, array_ops
 from .array_arguments import is_condition
 from .functions import StopGradient
+from .program import SizeCheck
 from .shapes import ShapeError, is_dim
 
 
@@ -172,9 +173,23 @@ class IndexReader:
                     is_dim(d) for d in value.free_symbols):
             if value.is_nonnegative:
                 return value
-            self.fail(node, frame, "a slice bound computed from a size must not be negative",
-                      "count from the end with a negative int (x[:-1]) or use a nonnegative "
-                      "size (x[:len(x) - 1])")
+            if value.is_negative:
+                self.fail(node, frame, "a slice bound computed from a size must not be negative",
+                          "count from the end with a negative int (x[:-1]) or use a nonnegative "
+                          "size (x[:len(x) - 1])")
+            # x[0:n - 2] with n = len(x): a nonnegative bound at the sizes it is used at. The
+            # shapes below take it as written; at a size where it is negative Python would
+            # count it from the end (x[0:-1] at n = 3 has 2 elements, not 0), so the gradient
+            # raises there instead of giving a number of another length
+            text = self.dims.text(value)
+            check = SizeCheck(tuple(self.path) + ((sympy.Lt(value, 0), True),), "ValueError",
+                          f"the slice bound {text} (line {node.lineno}) is negative at these "
+                          f"sizes, and the gradient is built for the sizes where it is not "
+                          f"(Python would count it from the end)")
+            if check not in self.checks:
+                self.checks.add(check)
+                self.assignments.append(check)
+            return value
         return self.integer(node, frame)
 
     def index_array(self, value):

@@ -476,8 +476,8 @@ def _entries(program, backend, names, results):
     lines, back, exact = [], {}, {}
     for a in _live(program):
         if isinstance(a, Check):
-            lines.append((None, Check(tuple((_lower(c, backend, lowered), h) for c, h in a.path),
-                                      a.exception, a.message), None))
+            lines.append((None, type(a)(tuple((_lower(c, backend, lowered), h) for c, h in a.path),
+                                        a.exception, a.message), None))
             continue
         expr = _lower(a.expr, backend, lowered)
         if a.target.name in adjoints:  # a derivative line: 2*a - 2*b as 2*(a - b), shared by cse

@@ -49,6 +49,13 @@ class Check:
         return set().union(*(c.free_symbols for c, _ in self.path))
 
 
+@dataclass(frozen=True)
+class SizeCheck(Check):
+    """A ``Check`` symgrad adds on sizes (a slice bound of sizes, ``x[0:n - 2]``, negative):
+    where it would raise at the call's sizes, the call takes a build for those very sizes
+    (``specialise``), which reads the bound as the int it is, as Python does."""
+
+
 @dataclass
 class Program:
     """A function as SSA assignments.

@@ -120,6 +120,9 @@ class Shapes:
         a, b = self.dim(a), self.dim(b)
         if a == b:
             return a
+        for this, other in ((a, b), (b, a)):  # np.zeros(n - 2) beside x[0:n - 2]: a size is
+            if this == sympy.Max(0, other):  # never negative where its array exists
+                return this
         for this, other in ((a, b), (b, a)):  # a call-time size takes any; a named one an int
             if this.is_Symbol and this not in other.free_symbols and (
                     this not in self.named or other.is_Integer):

@@ -231,6 +231,8 @@ class Specialisations:
         program = self.programs.get(pattern)
         if getattr(program, "arrays", None) is None:
             return None
+        import sympy
+        from .program import SizeCheck
         shapes = {}
         for param, value in zip(self.params, values):
             shape = getattr(value, "shape", None)
@@ -244,7 +246,9 @@ class Specialisations:
             if axis >= len(shape) or not isinstance(shape[axis], int):  # Dask's nan: unknown
                 return None
             sizes[dim] = shape[axis]
-        if 0 not in sizes.values() and all(e.xreplace(sizes) != 0 for e in empties):
+        if 0 not in sizes.values() and all(e.xreplace(sizes) != 0 for e in empties) and not any(
+                step.path[-1][0].xreplace(sizes) is sympy.true for step in program.assignments
+                if isinstance(step, SizeCheck)):  # x[0:n - 2] at n = 1: x[0:-1], as Python
             return None
         key = (library if self.by_library else "numpy", ("sizes",) + tuple(
             shapes.get(p, ()) for p in self.params))

@@ -102,3 +102,48 @@ def test_entries_never_read_are_zero_at_an_undefined_point(backend, shapes):
     assert np.array_equal(np.delete(got, 1, axis=1), np.zeros((3, 2)))
 
 
+
+
+def spread_of_a_where(X, v):
+    return np.std(np.where(v[:, 1, 1] <= 0.1, np.exp(0.2 * X), v[:, 1, 1] * X), ddof=1)
+
+
+def spread_of_a_product_of_wheres(X, v):
+    w = v[:, 1, 1]
+    return np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X) * np.where(w <= 0.1, 1.0, w),
+                  ddof=1)
+
+
+@pytest.mark.parametrize("f", [spread_of_a_where, spread_of_a_product_of_wheres])
+@pytest.mark.parametrize("shapes", [None, {"X": (), "v": ("n", 2, 4)}, {"X": (), "v": (2, 2, 4)}],
+                         ids=["call-time", "named", "fixed"])
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch"])
+def test_a_factor_of_values_goes_into_the_branch(backend, shapes, f):
+    """78-762: both elements take exp(0.2 X) (v[:, 1, 1] <= 0.1), so the spread is 0 and
+    np.std's factor 1 / sqrt(squares) is inf. The side not taken (``v[:, 1, 1] * X``) has
+    derivative ``where(c, 0.0, X)``; the factor multiplied it from outside in the build with
+    fixed shapes (2 - 1 = 1 made the two terms' factors one): 0 * inf = nan in dv[:, 1, 1],
+    where the build at the call and JAX give 0. d/dX is nan (no derivative at zero spread)."""
+    if backend != "numpy":
+        pytest.importorskip(backend)
+    X = -0.1
+    v = np.zeros((2, 2, 4))
+    v[:, 1, 1] = [-0.5, 0.05]
+    g = symgrad.grad(f, shapes=shapes, backend=backend)
+    with np.errstate(all="ignore"):
+        dX, dv = (np.asarray(a) for a in g(X, _as(backend, v)))
+    assert np.isnan(dX)
+    np.testing.assert_array_equal(dv, np.zeros((2, 2, 4)))
+    if f is spread_of_a_where:  # one element on each side: std = |a - b| / sqrt(2)
+        v[:, 1, 1] = [-0.5, 0.3]  # a = exp(0.2 X) > b = 0.3 X
+        dX, dv = (np.asarray(a) for a in g(X, _as(backend, v)))
+        a = math.exp(0.2 * X)
+        assert math.isclose(float(dX), (0.2 * a - 0.3) / math.sqrt(2), rel_tol=1e-12)
+        want = np.zeros((2, 2, 4))
+        want[1, 1, 1] = -X / math.sqrt(2)
+        np.testing.assert_allclose(dv, want, rtol=1e-12, atol=0)
+        step = 1e-6
+        up, down = v.copy(), v.copy()
+        up[1, 1, 1] += step
+        down[1, 1, 1] -= step
+        assert math.isclose((f(X, up) - f(X, down)) / (2 * step), want[1, 1, 1], rel_tol=1e-7)
