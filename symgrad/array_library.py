@@ -78,7 +78,8 @@ def like_parameter(printer, dims):
 
 
 def library_lines(names, arrays, library):
-    """``library = <a 0-d zero of each of names>`` and ``w = np.asarray(w, like=library) if
+    """``library = <an empty zero, shape (0,), of each of names, summed>`` (empty, not 0-d:
+    NumPy's sum of 0-d arrays is a NumPy scalar, which ``like=`` refuses) and ``w = np.asarray(w, like=library) if
     isinstance(w, np.ndarray) else w`` for each of ``arrays`` (``conversions``); one line
     ``X, w = (... for a in (X, w))`` for several. A Dask array is kept as it is (``np.asarray``
     of one with ``like=`` would add a task per chunk)."""

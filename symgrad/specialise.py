@@ -223,14 +223,12 @@ class Specialisations:
         sizes keep the pattern's build (what ``.source`` shows). Where the sizes do not fit
         the program (a call the pattern's build refuses), or reading them fails, None: the
         pattern's build runs and raises as it does."""
-        if pattern not in self._empties:
-            program = self.programs.get(pattern)
-            info = getattr(program, "arrays", None)
-            self._empties[pattern] = empty_sizes(info) if info is not None else ()
-        empties = self._empties[pattern]
         program = self.programs.get(pattern)
         if getattr(program, "arrays", None) is None:
             return None
+        if pattern not in self._empties:
+            self._empties[pattern] = empty_sizes(program.arrays)
+        empties = self._empties[pattern]
         import sympy
         from .program import SizeCheck
         shapes = {}
