@@ -37,6 +37,8 @@ from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
+_IN_PLACE = {"sort": "np.sort(y)", "fill": "np.full_like(y, value)", "partition": "np.partition(y, k)",
+             "put": "np.where(...)", "resize": "np.resize(y, shape)"}  # ndarray methods that write
 ZERO = sympy.Integer(0)
 TRUTH_HINT = ("use np.where(condition, a, b) for a choice per element, or reduce to one number "
               "first (np.sum(x) > 0)")
@@ -295,6 +297,8 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         """``x.T``, ``x.shape``, ``x.size``, ``x.ndim`` of an array value."""
         if isinstance(base, tuple):
             return self.fail(node, frame, *of_a_tuple(f"`.{node.attr}`"))
+        if isinstance(base, sympy.Expr) and not self.array_mode and hasattr(np.ndarray, node.attr):
+            self.need_arrays()  # y.sort, x.flat: read again with the call's arrays (its message)
         if not isinstance(base, sympy.Expr) or (node.attr not in _ATTRIBUTES and not (
                 self.array_mode and self.dims.of(base))):
             return self.fail(node, frame, f"attribute `.{node.attr}` of a number is not "
@@ -312,6 +316,9 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
             return size(shape)
         if node.attr == "ndim":
             return sympy.Integer(len(shape))
+        if node.attr in _IN_PLACE:
+            return self.fail(node, frame, f"`.{node.attr}()` changes the array in place, which "
+                             "symgrad does not read", f"assign a new array: y = {_IN_PLACE[node.attr]}")
         return self.fail(node, frame, f"attribute `.{node.attr}` of an array is not supported",
                          "use .T, .shape, .size, .ndim or a method symgrad knows (docs/arrays.md)")
 

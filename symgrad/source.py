@@ -104,6 +104,10 @@ def read_source(function):
             "file (functions typed at the interactive prompt or built by exec have no source)"
         ) from None
     filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    found = _lambda_in_file(function, filename) if function.__name__ == "<lambda>" else None
+    if found is not None:
+        tree, node = found
+        return _source(function, tree, node, filename)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(text, dedented)
@@ -123,7 +127,11 @@ def read_source(function):
             node.col_offset += indent
             if getattr(node, "end_lineno", None) is not None:
                 node.end_lineno += first - 1
-    node = _find_definition(tree, function, filename)
+    return _source(function, tree, _find_definition(tree, function, filename), filename)
+
+
+def _source(function, tree, node, filename):
+    """The ``FunctionSource`` of ``node``, the definition of ``function`` in ``tree``."""
     _check_current(node, function, filename)
     alias = next((t.targets[0].id for t in ast.walk(tree) if isinstance(t, ast.Assign)
                   and t.value is node and len(t.targets) == 1
@@ -172,6 +180,34 @@ def _indent_width(text, dedented):
     first = text.splitlines()[0] if text else ""
     first_dedented = dedented.splitlines()[0] if dedented else ""
     return len(first) - len(first_dedented)
+
+
+def _lambda_in_file(function, filename):
+    """``(tree, node)``: the whole file parsed and the lambda ``function`` was compiled from, told
+    from the other lambdas of its line by where its body's code is (``co_positions``, the same
+    UTF-8 columns as ``ast``: the innermost lambda whose body holds some of it), or None where the file does not parse or no lambda body holds it
+    (the line is then read alone, below). A lambda inside a dict or a call spanning lines reads
+    so, where its lines alone are no expression."""
+    code = function.__code__
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+    starts = {(line, col) for line, _, col, _ in code.co_positions()
+              if line is not None and col is not None}
+    held = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+            and n.lineno == code.co_firstlineno and any(
+                (n.body.lineno, n.body.col_offset) <= at <= (n.body.end_lineno,
+                                                             n.body.end_col_offset)
+                for at in starts)]
+    innermost = [n for n in held if not any(m is not n and _inside(m, n) for m in held)]
+    return (tree, innermost[0]) if len(innermost) == 1 else None
+
+
+def _inside(inner, outer):
+    """``inner``'s text lies within ``outer``'s."""
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
+        (inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset))
 
 
 def _find_definition(tree, function, filename):

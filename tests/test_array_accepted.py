@@ -173,10 +173,23 @@ def copy_only(x):
     return np.sum(x.copy() ** 2)
 
 
+def sorted_in_place(x):
+    x.sort()
+    return x[0] * 2.0
+
+
+def filled_in_place(x):
+    y = x * 2.0
+    y.fill(1.0)
+    return np.sum(y)
+
+
 @pytest.mark.parametrize("f, k, what, hint", [
     (copied_and_set, 2, "item or slice assignment", "np.where"),
     (over_rows, 2, "loop over the elements of an array", "vectorise"),
     (builtin_sum, 1, "the builtin `sum` of an array", "np.sum(x)"),
+    (sorted_in_place, 1, "`.sort()` changes the array in place", "y = np.sort(y)"),
+    (filled_in_place, 2, "`.fill()` changes the array in place", "np.full_like"),
 ])
 def test_array_refusals_speak_of_arrays(f, k, what, hint):
     shape = (3, 2) if f is over_rows else (3,)
