@@ -297,8 +297,9 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         """``x.T``, ``x.shape``, ``x.size``, ``x.ndim`` of an array value."""
         if isinstance(base, tuple):
             return self.fail(node, frame, *of_a_tuple(f"`.{node.attr}`"))
-        if isinstance(base, sympy.Expr) and not self.array_mode and hasattr(np.ndarray, node.attr):
-            self.need_arrays()  # y.sort, x.flat: read again with the call's arrays (its message)
+        if (isinstance(base, sympy.Expr) and not self.array_mode and hasattr(np.ndarray, node.attr)
+                and not hasattr(float, node.attr)):
+            self.need_arrays()  # y.sort, x.flat (not x.real): read again with the call's arrays
         if not isinstance(base, sympy.Expr) or (node.attr not in _ATTRIBUTES and not (
                 self.array_mode and self.dims.of(base))):
             return self.fail(node, frame, f"attribute `.{node.attr}` of a number is not "
