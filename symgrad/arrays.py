@@ -270,6 +270,9 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
     if not shape:
         return x
     axes, keep = ctx.axes(axis, len(shape)), ctx.flag(keepdims)
+    if size([shape[k] for k in axes]) == 0:  # over no element: SciPy's -inf, a constant
+        kept = tuple(ONE if k in axes else d for k, d in enumerate(shape) if keep or k not in axes)
+        return broadcast_to(-sympy.oo, kept) if kept else -sympy.oo
     largest = ctx.bind(reduce_(MAX, x, axes, True, len(shape)), "largest")
     infinite = ctx.may_be_infinite(x)
     if infinite:  # SciPy's shift: 0 where the largest is infinite (every element

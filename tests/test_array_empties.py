@@ -153,6 +153,47 @@ def test_a_mean_over_nothing_raises_and_so_does_a_max():
         np.testing.assert_allclose(g, 2.0 * v3 + [0.0, 0.0, 1.0], rtol=1e-15, atol=0.0)
 
 
+LOGSUMEXP = """import numpy as np
+import scipy.special
+
+
+def softened(v):
+    return np.exp(scipy.special.logsumexp(v[2:])) + np.sum(v * v)
+
+
+def rows(X):
+    return np.sum(scipy.special.logsumexp(X[:, 2:], axis=1, keepdims=True))
+
+
+def alone(v):
+    return scipy.special.logsumexp(v)
+"""
+
+
+def test_a_logsumexp_over_nothing_is_minus_infinity():
+    """SciPy's logsumexp of no element is -inf (log of an empty sum), a constant: its
+    exponential is 0, so at 2 elements ``softened``'s gradient is 2 v, and at 3 it is
+    2 v + [0, 0, exp(v[2])]. It was a ValueError from the shift's np.max of nothing, or nan as
+    the value (log of the folded sum 0, SymPy's complex infinity)."""
+    scipy = pytest.importorskip("scipy", reason="scipy is not installed")
+    module = load_module(DIRECTORY, LOGSUMEXP, "empty_logsumexp")
+    v2, v3 = np.array([0.3, -0.7]), np.array([0.3, -0.7, 1.1])
+    X = np.arange(6.0).reshape(3, 2)
+    for shapes in ({"v": (2,)}, {"v": ("n",)}, None):
+        value, g = symgrad.value_and_grad(module.softened, shapes=shapes)(v2)
+        assert value == module.softened(v2) == pytest.approx(0.58, rel=1e-15)
+        np.testing.assert_array_equal(g, 2.0 * v2)
+    value, g = symgrad.value_and_grad(module.softened)(v3)
+    np.testing.assert_allclose(g, 2.0 * v3 + [0.0, 0.0, np.exp(1.1)], rtol=1e-15, atol=0.0)
+    np.testing.assert_allclose(g, _central(module.softened, v3), rtol=1e-7)
+    for f, x in ((module.rows, X), (module.alone, np.zeros(0))):
+        assert f(x) == -np.inf
+        for shapes in ({f.__code__.co_varnames[0]: x.shape}, None):
+            value, g = symgrad.value_and_grad(f, shapes=shapes)(x)
+            assert value == -np.inf and g.shape == x.shape and (
+                f is module.alone or np.all(g == 0.0)), (value, g)
+
+
 RESHAPED_TWICE = """import numpy as np
 
 
