@@ -14,6 +14,7 @@ import sympy
 from .array_indexing import index
 from .array_nodes import REQUIRED, ArrayRule, _call
 from .array_ops import MAX, SUM, reduce_
+from .shapes import size
 
 _ALL = ("slice", None, None, None)
 
@@ -79,6 +80,10 @@ def _softmax(log):
         if not rank:
             ctx.fail(f"scipy.special.{'log_' * log}softmax of a number", "pass an array")
         axes = ctx.axes(axis, rank)
+        if size([ctx.shape(v)[k] for k in axes]) == 0:  # SciPy's max of nothing raises
+            ctx.fail(f"scipy.special.{'log_' * log}softmax over no element (an empty axis at "
+                     "these sizes): SciPy raises ValueError", "differentiate at arrays of more "
+                     "elements")
         largest = ctx.bind(reduce_(MAX, v, axes, True, rank), "largest")
         shifted = ctx.bind(v - StopGradient(largest), "shifted")
         total = ctx.bind(reduce_(SUM, sympy.exp(shifted), axes, True, rank), "total")

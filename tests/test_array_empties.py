@@ -167,10 +167,14 @@ def rows(X):
 
 def alone(v):
     return scipy.special.logsumexp(v)
+
+
+def spread(v):
+    return np.sum(scipy.special.softmax(v[2:]) * 2.0) + np.sum(v * v)
 """
 
 
-def test_a_logsumexp_over_nothing_is_minus_infinity():
+def test_a_logsumexp_over_nothing_is_minus_infinity_and_a_softmax_raises():
     """SciPy's logsumexp of no element is -inf (log of an empty sum), a constant: its
     exponential is 0, so at 2 elements ``softened``'s gradient is 2 v, and at 3 it is
     2 v + [0, 0, exp(v[2])]. It was a ValueError from the shift's np.max of nothing, or nan as
@@ -192,6 +196,15 @@ def test_a_logsumexp_over_nothing_is_minus_infinity():
             value, g = symgrad.value_and_grad(f, shapes=shapes)(x)
             assert value == -np.inf and g.shape == x.shape and (
                 f is module.alone or np.all(g == 0.0)), (value, g)
+    # SciPy's softmax of no element raises (its shift, np.max of nothing): so does the gradient
+    with pytest.raises(ValueError, match="zero-size array"):
+        module.spread(v2)
+    with pytest.raises(symgrad.UnsupportedSyntaxError, match="softmax over no element"):
+        symgrad.grad(module.spread, shapes={"v": (2,)})
+    with pytest.raises(ValueError, match="zero-size array"):
+        symgrad.grad(module.spread)(v2)
+    # the softmax of one element is 1, of derivative 0
+    np.testing.assert_array_equal(symgrad.grad(module.spread)(v3), 2.0 * v3)
 
 
 RESHAPED_TWICE = """import numpy as np
