@@ -42,7 +42,12 @@ class Arguments:
             self.fail("this is a mean over no element (an empty axis at these sizes): NumPy "
                       "gives nan", "differentiate at arrays of more elements")
 
-    def bind(self, expr, label):
+    def bind(self, expr, label, shape=None):
+        """Name the node ``expr``; with ``shape``, an elementwise ``expr`` keeps that shape where
+        SymPy folds it to a number (``Z[1:] - Z[:-1]`` of an array of zeros is ``0``)."""
+        if shape is not None and self.shape(expr) != tuple(shape):
+            from .arrays import broadcast_to
+            expr = broadcast_to(expr, tuple(shape))
         return self.reader.anonymous(expr, label)
 
     def array(self, value):

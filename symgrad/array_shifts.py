@@ -85,7 +85,7 @@ def _softmax(log):
                      "these sizes): SciPy raises ValueError", "differentiate at arrays of more "
                      "elements")
         largest = ctx.bind(reduce_(MAX, v, axes, True, rank), "largest")
-        shifted = ctx.bind(v - StopGradient(largest), "shifted")
+        shifted = ctx.bind(v - StopGradient(largest), "shifted", ctx.shape(v))
         total = ctx.bind(reduce_(SUM, sympy.exp(shifted), axes, True, rank), "total")
         return shifted - sympy.log(total) if log else sympy.exp(shifted) / total
     return read

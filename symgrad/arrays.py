@@ -88,7 +88,7 @@ def _read_var(root):
         ctx.mean_count(count)
         total = ctx.bind(reduce_(SUM, x, axes, True, len(shape)), "total")
         mean = kept_as_written(total / count, Written(sympy.Integer(3), total, count))
-        deviation = ctx.bind(x - mean, "deviation")
+        deviation = ctx.bind(x - mean, "deviation", ctx.shape(x))
         squares = ctx.bind(reduce_(SUM, deviation * deviation, axes, ctx.flag(keepdims),
                                    len(shape)), "squares")
         divisor = count - ctx.integer(ddof)
@@ -139,7 +139,7 @@ def _read_diff(ctx, a, n=1, axis=-1, prepend=None, append=None):
     for _ in range(ctx.integer(n)):
         upper = ctx.bind(index(x, every + (("slice", 1, None, None),)), "item")
         lower = ctx.bind(index(x, every + (("slice", None, -1, None),)), "item")
-        x = ctx.bind(upper - lower, "difference")
+        x = ctx.bind(upper - lower, "difference", ctx.shape(upper))
     return x
 
 
