@@ -210,6 +210,24 @@ def _into_branches(c, g):
     return sympy.Add(*terms)
 
 
+def _indexed(expr, spec, shapes):
+    """``expr[spec]`` of an elementwise ``expr``, as the expression of its operands indexed (each
+    stretched to ``expr``'s shape first where it has another): a branch stays a branch, so the
+    piece of a scatter it multiplies can be taken into it (``where(item[::-1] <= 0.1, 0.0, X *
+    g)``, not ``g * where(item <= 0.1, 0.0, X)[::-1]``, nan where ``g`` is)."""
+    shape = shapes.of(expr)
+
+    def walk(e):
+        if not shapes.of(e):
+            return e
+        if e.is_Symbol or getattr(e, "rule", None) is not None:
+            return index(e if shapes.of(e) == shape else broadcast_to(e, shape), spec)
+        if isinstance(e, sympy.Piecewise):
+            return sympy.Piecewise(*[(walk(v), walk(c)) for v, c in e.args], evaluate=False)
+        return e.func(*[walk(a) for a in e.args])
+    return walk(expr)
+
+
 class _Context:
     """What a row's ``vjp`` may ask: shapes, the node's value, summing back to a shape."""
 
@@ -258,7 +276,11 @@ def _times(g, partial, shapes):
         return g.inputs[0] * partial
     if isinstance(g, INDEX_ADJOINT.node) and shapes.of(partial) == g.params[0]:
         # a scatter times a full array: scatter the product at the indices (x[0]-sized work)
-        pieces = [h * index(partial, spec) for h, spec in zip(g.inputs, g.params[1])]
+        if _branched(partial):  # a branch's side not taken selects 0, whatever the piece is
+            pieces = [_into_branches(h, _indexed(partial, spec, shapes))
+                      for h, spec in zip(g.inputs, g.params[1])]
+        else:
+            pieces = [h * index(partial, spec) for h, spec in zip(g.inputs, g.params[1])]
         return INDEX_ADJOINT.make(*pieces, params=g.params)
     return g * partial
 

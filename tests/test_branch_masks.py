@@ -147,3 +147,122 @@ def test_a_factor_of_values_goes_into_the_branch(backend, shapes, f):
         up[1, 1, 1] += step
         down[1, 1, 1] -= step
         assert math.isclose((f(X, up) - f(X, down)) / (2 * step), want[1, 1, 1], rel_tol=1e-7)
+
+
+def reversed_spread(X, v):
+    w = v[:, 1, 1]
+    return np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X)[::-1], ddof=1)
+
+
+def tail_spread(X, v):
+    w = v[:, 1, 1]
+    return np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X)[1:])
+
+
+def gathered_spread(X, v):
+    w = v[:, 1, 1]
+    return np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X)[np.array([1, 0, 1])])
+
+
+def column_spreads(X, v):
+    w = v[:, 1, :2]
+    return np.sum(np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X)[::-1], axis=0))
+
+
+def transposed_spread(X, v):
+    w = v[:, 1, :2]
+    return np.std(np.where(w <= 0.1, np.exp(0.2 * X), w * X).T[::-1])
+
+
+def joined_spread(X, v):
+    w = v[:, 1, 1]
+    e = np.where(w <= 0.1, np.exp(0.2 * X), w * X)
+    return np.std(np.concatenate([e[:, None], e[::-1, None]]).reshape(-1))
+
+
+def branch_spread(X, v):
+    w = v[:, 1, 1]
+    if X > 0.0:
+        e = w * X
+    else:
+        e = np.exp(0.2 * X) * np.ones(w.shape[0])
+    return np.std(e[::-1], ddof=1)
+
+
+def _jax_gradient(f, X, v):
+    """JAX's gradient of ``f`` (its source run with jax.numpy; ``if X > 0.0`` as a where)."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    if f is branch_spread:
+        def jf(X, v):
+            e = jnp.where(X > 0.0, v[:, 1, 1] * X, jnp.exp(0.2 * X) * jnp.ones(v.shape[0]))
+            return jnp.std(e[::-1], ddof=1)
+    else:
+        jf = lambda X, v: f.__wrapped_jax__(X, v, jnp)  # noqa: E731
+    return [np.asarray(a) for a in jax.grad(jf, argnums=(0, 1))(X, jnp.asarray(v))]
+
+
+def _with_numpy_of(f):
+    """``f``'s body with ``np`` bound to another module (JAX's numpy), for the reference."""
+    import types
+    code = f.__code__
+
+    def run(X, v, module):
+        scope = dict(f.__globals__, np=module)
+        return types.FunctionType(code, scope)(X, v)
+    f.__wrapped_jax__ = run
+    return f
+
+
+VIEWED = [_with_numpy_of(f) for f in (reversed_spread, tail_spread, gathered_spread,
+                                      column_spreads, transposed_spread, joined_spread)] + [
+    branch_spread]
+BUILDS = [("numpy", None), ("numpy", {"X": (), "v": ("n", 2, 4)}),
+          ("numpy", {"X": (), "v": (3, 2, 4)}), ("jax", {"X": (), "v": ("n", 2, 4)}),
+          ("torch", {"X": (), "v": ("n", 2, 4)}), ("array_api", {"X": (), "v": ("n", 2, 4)})]
+
+
+@pytest.mark.parametrize("backend,shapes", BUILDS,
+                         ids=["numpy-call-time", "numpy-named", "numpy-fixed", "jax", "torch",
+                              "array_api"])
+@pytest.mark.parametrize("f", VIEWED, ids=lambda f: f.__name__)
+def test_a_where_seen_through_a_view_selects_its_cotangent(f, backend, shapes):
+    """The cotangent of np.where is selected, as JAX's ``select(c, g, 0)``, whatever view lies
+    between it and the reduction (a reversal, a slice, a gather, a transpose, a concatenation, a
+    reshape) or when an ``if`` chooses the array. Every element takes ``exp(0.2 X)`` at ``v0``:
+    zero spread, np.std's cotangent is nan (d/dX nan), and the side not taken (``w * X``) has
+    derivative 0 in v. It was ``g * where(w <= 0.1, 0.0, X)[::-1]`` (the where indexed to the
+    scatter's piece), nan * 0 = nan in dv; now ``where(w[::-1] <= 0.1, 0.0, X * g)``. At ``v1``
+    the spread is not 0: JAX's values and central differences."""
+    if backend != "numpy":
+        pytest.importorskip({"jax": "jax", "torch": "torch", "array_api": "array_api_compat"}[
+            backend], reason=f"pip install -e '.[{backend.replace('_', '-')}]'")
+    X = -0.1
+    v0 = np.zeros((3, 2, 4))
+    v0[:, 1, :2] = [[0.02, -0.5], [-0.3, 0.05], [0.1, -0.2]]
+    g = symgrad.grad(f, wrt=("X", "v"), shapes=shapes, backend=backend)
+    with np.errstate(all="ignore"):
+        dX, dv = (np.asarray(a) for a in g(X, _as(backend, v0)))
+        jX, jv = _jax_gradient(f, X, v0)
+    if f in (reversed_spread, tail_spread):  # NumPy's spread is exactly 0 (JAX's mean of 3
+        assert f(X, v0) == 0.0 and np.isnan(dX)  # equal floats is not: 1e-16, d/dX finite)
+    np.testing.assert_array_equal(dv, np.zeros((3, 2, 4)))
+    np.testing.assert_array_equal(jv, np.zeros((3, 2, 4)))
+    v1 = v0.copy()
+    v1[:, 1, :2] = [[0.4, -0.5], [-0.3, 0.35], [0.15, 0.7]]
+    if f is branch_spread:
+        X = 0.3  # the side w * X
+    dX, dv = (np.asarray(a) for a in g(X, _as(backend, v1)))
+    jX, jv = _jax_gradient(f, X, v1)
+    np.testing.assert_allclose(dX, jX, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(dv, jv, rtol=1e-12, atol=1e-15)
+    step = 1e-6
+    for k in np.ndindex(3, 2):
+        up, down = v1.copy(), v1.copy()
+        up[k[0], 1, k[1]] += step
+        down[k[0], 1, k[1]] -= step
+        assert math.isclose((f(X, up) - f(X, down)) / (2 * step), dv[k[0], 1, k[1]],
+                            rel_tol=1e-6, abs_tol=1e-9)
+    assert math.isclose((f(X + step, v1) - f(X - step, v1)) / (2 * step), dX, rel_tol=1e-6,
+                        abs_tol=1e-9)
