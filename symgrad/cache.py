@@ -4,6 +4,7 @@ Compiles under a unique file name registered in ``linecache`` (SymPy ``lambdify`
 traceback through generated code shows its lines; the entry is dropped when the function is.
 """
 import importlib
+import dis
 import itertools
 import linecache
 import sys
@@ -26,11 +27,13 @@ name, what to pip install). Imported only by code that uses it."""
 
 
 def optional_modules(code):
-    """The names of ``OPTIONAL_IMPORTS`` that compiled ``code`` (a code object) reads as globals."""
+    """The names of ``OPTIONAL_IMPORTS`` that compiled ``code`` (a code object) reads as globals
+    (not attributes: ``jax.scipy.special.erf`` reads ``jax`` alone, not SciPy)."""
     found, stack = set(), [code]
     while stack:
         current = stack.pop()
-        found.update(n for n in current.co_names if n in OPTIONAL_IMPORTS)
+        found.update(i.argval for i in dis.get_instructions(current)
+                     if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and i.argval in OPTIONAL_IMPORTS)
         stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
     return sorted(found)
 

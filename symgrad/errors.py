@@ -4,6 +4,7 @@ Every error says what went wrong, where (file, line, column, the line itself) an
 in the layout of Python's own ``SyntaxError`` so that tracebacks draw a caret under the column.
 """
 import collections
+import linecache
 import os
 import sys
 import types
@@ -155,3 +156,29 @@ class public_entry:  # noqa: N801 - used as a statement, `with public_entry():`
                 error.__context__ = self.outer
         self.outer = None
         return False
+
+
+def explain_traced_check(error, function):
+    """Note on ``error``, JAX's refusal of a Python test of a traced value
+    (``TracerBoolConversionError``, a ``TypeError``) raised by a check of the primal's that the
+    generated ``function`` keeps (``if c: raise ...``), which line it is and why (the error alone
+    names neither); any other error is left as it is."""
+    tb, line = error.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code is function.__code__:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if line is None or not type(error).__module__.startswith("jax"):
+        return
+    lines = linecache.getlines(function.__code__.co_filename)
+    first = next((k for k in range(line - 1, max(line - 8, -1), -1)
+                  if lines[k].lstrip().startswith("if ")), None)
+    end = next((k for k in range(line, min(line + 8, len(lines)))
+                if lines[k].lstrip().startswith("raise ")), None)
+    if first is not None and end is not None:
+        test = " ".join(text.strip() for text in lines[first:end + 1])
+        error.add_note(
+            f"{function.__name__}, line {first + 1}: `{test}` is a check the gradient keeps "
+            "from the primal (an `assert`, or a `raise` under an `if` on the values), a Python "
+            "test of the values, so jax.jit cannot trace it, as it cannot trace the primal's: "
+            "call the gradient without jax.jit, or take the check out of the primal")

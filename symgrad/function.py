@@ -6,7 +6,7 @@ source: its ``program`` (and so ``derivatives``) is rebuilt, importing SymPy, on
 """
 import functools
 
-from .errors import OptionError, StaleGradientError
+from .errors import OptionError, StaleGradientError, explain_traced_check
 
 
 class GradientFunction(functools.partial):
@@ -45,6 +45,8 @@ class GradientFunction(functools.partial):
                 rebuild=None):
         if cls is GradientFunction and backend == "math":
             cls = _FirstCallChecked  # float code: its first call checks for arrays
+        elif cls is GradientFunction and backend in TRACED and "raise " in source:
+            cls = _Checked  # a check of the primal's: explained if jax.jit traces it
         self = super().__new__(cls, function)
         self.primal, self.source, self.wrt, self._program, self.kind = (
             primal, source, wrt, program, kind)
@@ -137,6 +139,23 @@ class _FirstCallChecked(GradientFunction):
         self._refuse_stale()
         self.__class__ = _Watched if self._watch else GradientFunction
         return self.func(*args, **kwargs)
+
+
+TRACED = ("jax", "array_api")
+"""The backends whose code ``jax.jit`` may trace."""
+
+
+class _Checked(GradientFunction):
+    """A gradient whose code tests values in Python (a check of the primal's) on a backend that
+    ``jax.jit`` may trace: a call that ``jax.jit`` refuses gets a note naming the check."""
+
+    def __call__(self, *args, **kwargs):
+        self._refuse_stale()
+        try:
+            return self.func(*args, **kwargs)
+        except TypeError as error:
+            explain_traced_check(error, self.func)
+            raise
 
 
 class _Watched(GradientFunction):

@@ -415,8 +415,13 @@ class Printer(ArithmeticPrinting):
         sizes = {s.name for e in exprs if e is not None for s in e.free_symbols
                  if s.is_Symbol and s.is_integer and s.is_positive} | self.plain_names
 
-        def numbers(argument):
+        def numbers(argument):  # Python's max and min of sizes too (the count of a slice
+            calls = {id(n.func) for n in ast.walk(argument)  # ``max(0, n - n // 2)``: 171-1504)
+                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                     and n.func.id in ("max", "min") and not n.keywords}
             for n in ast.walk(argument):
+                if id(n) in calls or isinstance(n, ast.Call) and id(n.func) in calls:
+                    continue
                 if isinstance(n, ast.Name) and n.id not in sizes or not isinstance(n, (
                         ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
                         ast.unaryop, ast.expr_context)):

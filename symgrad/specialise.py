@@ -19,6 +19,7 @@ import weakref
 import numpy
 
 from .dependencies import Watch, recording
+from .errors import explain_traced_check
 from .dispatch import FLOAT64, converted_shape_known, guard, unchecked
 
 LIBRARIES = ("numpy", "lazy")
@@ -204,7 +205,11 @@ class Specialisations:
         built = self._of_sizes(pattern, values, library) or built
         self.latest_pattern = pattern
         self._point(self)  # a call that raises leaves the next call the long way
-        result = built.func(*args, **kwargs)
+        try:
+            result = built.func(*args, **kwargs)
+        except TypeError as error:  # jax.jit's refusal of a check: which, and why
+            explain_traced_check(error, built.func)
+            raise
         if not kwargs and all(hasattr(a, "shape") or isinstance(a, (int, float)) for a in args):
             self._point(self._guard(args, built, library))
         return result  # after any other call the next one takes the long way, so that

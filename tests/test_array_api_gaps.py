@@ -374,3 +374,25 @@ def test_an_arange_that_indexes_and_is_data(tmp_path, library):
     rng = np.random.default_rng(6)
     _agree(module.steps_as_data, (rng.normal(size=(3, 3)), rng.normal(size=3)), library,
            shapes={"L": ("n", "n"), "y": ("n",)})
+
+
+SLICE_COUNT = '''def half_mean(X):
+    return np.where(np.sum(X) <= 0.1, 1.0,
+                    np.sum(np.mean(X[:, X.shape[1] // 2:], axis=1) * X[:, 0]))
+'''
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_guarded_count_of_a_slice_is_an_array(tmp_path, library):
+    """Array fuzzer 171-1504 and 171-1310: the guard of the mean over a slice of a size known
+    when called divides by its count, ``max(0.0, n - n // 2)``, Python's ``max`` of the sizes,
+    which printed ``xp.where(_t3, 1.0, max(0.0, n - n // 2))``, a ``where`` of two Python numbers
+    (array_api_strict: TypeError "Two scalars not allowed"); it is a 0-d array there too."""
+    module = _module(tmp_path, SLICE_COUNT, "slice_count")
+    X = np.array([[0.3, 0.6, -0.1], [0.2, 0.5, 0.4], [0.9, -0.3, 0.2]])
+    # by hand (sum > 0.1), k = n // 2 = 1: d/dX_i0 = mean(X_i1, X_i2), d/dX_ij = X_i0 / 2 (j >= 1)
+    want = np.column_stack([X[:, 1:].mean(axis=1), X[:, 0] / 2.0, X[:, 0] / 2.0])
+    np.testing.assert_allclose(symgrad.grad(module.half_mean, shapes={"X": ("n", "n")})(X), want,
+                               rtol=1e-12)
+    for point in (X, X[:2, :2], -X):
+        _agree(module.half_mean, (point,), library, shapes={"X": ("n", "n")})

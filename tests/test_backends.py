@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.special
 
 import symgrad
 from symgrad.backends import BACKENDS
@@ -234,10 +235,14 @@ def test_jax_jit_of_an_assert_fails_as_the_primal_does():
     assert float(gf(4.0)) == 0.25
     with pytest.raises(AssertionError):
         gf(-1.0)
-    with pytest.raises(jax.errors.TracerBoolConversionError):
+    with pytest.raises(jax.errors.TracerBoolConversionError) as raised:
         jax.jit(gf)(4.0)
+    assert raised.value.__notes__[0].startswith(
+        f"{gf.func.__name__}, line 4: `if jnp.any(jnp.logical_not(x > 0.0)): raise AssertionError(")
+    assert "jax.jit cannot trace it" in raised.value.__notes__[0]
     with pytest.raises(jax.errors.TracerBoolConversionError):
         jax.jit(case["func"])(4.0)
+
 
 
 def _float32(run):
@@ -392,6 +397,34 @@ def test_an_exported_module_imports_only_its_backend(tmp_path, backend):
     assert out.returncode == 0, out.stderr
     assert [float(v) for v in out.stdout.strip()[1:-1].split(",")] == pytest.approx(
         [1.0 - e / (e + 1.0), e / (e + 1.0)], rel=1e-12)
+
+
+def logistic_terms(x, w):
+    return np.sum(scipy.special.expit(x * w) * x)
+
+
+@_needs("jax")
+def test_a_jax_module_with_special_functions_imports_no_scipy(tmp_path):
+    """``jax.scipy.special.expit`` reads the global ``jax`` only: the module imports JAX's
+    special functions, not SciPy (the attribute ``scipy`` was taken for SciPy's module), and
+    runs in a process where SciPy cannot be imported: d/dw sum(expit(x w) x) = expit' x^2."""
+    path = tmp_path / "grad_special.py"
+    symgrad.export(symgrad.grad(logistic_terms, wrt="w", backend="jax",
+                                shapes={"x": ("n",), "w": ("n",)}), path)
+    imports = [line for line in path.read_text().splitlines()
+               if line.startswith(("import ", "from "))]
+    assert imports == ["import jax.numpy as jnp", "import jax.scipy.special"]
+    code = (f"import sys\nsys.modules['scipy'] = None\nsys.path.insert(0, {str(tmp_path)!r})\n"
+            "import jax\njax.config.update('jax_enable_x64', True)\n"
+            "from grad_special import *\n"
+            "print(list(map(float, grad_logistic_terms(jnp.array([0.5, -2.0]), "
+            "jnp.array([1.0, 0.25])))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    x, w = np.array([0.5, -2.0]), np.array([1.0, 0.25])
+    s = 1.0 / (1.0 + np.exp(-x * w))
+    assert [float(v) for v in out.stdout.strip()[1:-1].split(",")] == pytest.approx(
+        list(s * (1.0 - s) * x * x), rel=1e-12)
 
 
 # module constants of every dtype an exported module writes: an index array with a repeat and a
