@@ -59,9 +59,9 @@ from .array_ops import (_AXIS, BROADCAST_TO, EXPAND_DIMS, MATMUL, MAX, MIN, PROD
 __all__ = ["ARRAY_RULES", "ArrayNode", "REQUIRED", "SPELLINGS", "broadcast_to", "expand_dims",
            "index", "matmul", "numpy_name", "rule_for_callable", "rule_for_method",
            "rule_for_name", "transpose"]
-from .rules import LAZY_MODULES, Written, real_abs, resolve_pending
+from .rules import LAZY_MODULES, RULES, Written, real_abs, resolve_pending
 from .shapes import ONE, ShapeError, size
-from .written import kept_as_written
+from .written import kept_as_written, written_call
 
 # --- reads of the rows without a node of their own ------------------------------------------------
 def _read_mean(ctx, a, axis=None, keepdims=False):
@@ -73,6 +73,9 @@ def _read_mean(ctx, a, axis=None, keepdims=False):
     total = ctx.bind(reduce_(SUM, x, axes, ctx.flag(keepdims), len(shape)), "total")
     # NumPy's mean is the sum divided by the count:
     return kept_as_written(total / count, Written(sympy.Integer(3), total, count))  # its float
+
+
+_SQRT = next(row for row in RULES if "numpy.sqrt" in row.python)
 
 
 def _read_var(root):
@@ -92,8 +95,12 @@ def _read_var(root):
         squares = ctx.bind(reduce_(SUM, deviation * deviation, axes, ctx.flag(keepdims),
                                    len(shape)), "squares")
         divisor = count - ctx.integer(ddof)
-        variance = kept_as_written(squares / divisor, Written(sympy.Integer(3), squares, divisor))
-        return sympy.sqrt(variance) if root else variance
+        written = Written(sympy.Integer(3), squares, divisor)
+        variance = kept_as_written(squares / divisor, written)
+        if not root:
+            return variance
+        # NumPy's root of the quotient: not SymPy's sqrt(3)*sqrt(squares)/3 (another float)
+        return kept_as_written(sympy.sqrt(variance), written_call(_SQRT, [written]))
     return read
 
 

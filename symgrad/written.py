@@ -202,6 +202,8 @@ def same_float(written, value):
             and same_float(args[0], value.base)
     if code >= 100:
         rule = RULES[code - 100]
+        if "math.sqrt" in rule.python and value.is_Pow and value.exp == S.Half:  # SymPy's
+            return same_float(args[0], value.base)  # sqrt(a): Pow, of no row of its own
         if rule_for_class(type(value)) is not rule or len(value.args) != len(args):
             return False
         if rule.sympy in (sympy.Max, sympy.Min) and len(args) == 2:
