@@ -237,8 +237,10 @@ class Printer(ArithmeticPrinting):
                     return self.node(args[0])
             if self.vectorised and printed in ("np.maximum", "np.minimum"):
                 return self.extrema(printed, args)
-            if printed == "round" or not (self.vectorised and len(args) > 2):
+            if printed == "round":
                 return self.named_call(printed, [self.node(a) for a in args])
+            if not (self.vectorised and len(args) > 2):
+                return self.numeric_call(printed, args)
             node = self.node(args[0])
             for arg in args[1:]:
                 node = ast.Call(self.name(printed), [node, self.node(arg)], [])
@@ -342,6 +344,14 @@ class Printer(ArithmeticPrinting):
         if self.backend == "math" and printed.startswith("scipy."):
             return ast.Call(ast.Name("float", ast.Load()), [call], [])
         return call
+
+    def numeric_call(self, printed, args):
+        """``printed(*args)`` of SymPy ``args``, each of sizes and numbers only (a Python number
+        when the code runs) made an array of the reference dtype on PyTorch and the Array API,
+        whose functions take arrays: ``np.sqrt(X.shape[0])`` raised TypeError on torch."""
+        wrap = self.vectorised and self.backend in ("torch", "array_api")
+        return self.named_call(printed, [self.as_array(self.node(a)) if wrap and self.plain(a)
+                                         else self.node(a) for a in args])
 
     def extrema(self, printed, args):
         """``np.maximum(np.maximum(a, b), c)``: two at a time; on torch the numbers last, as

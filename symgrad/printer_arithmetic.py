@@ -86,9 +86,9 @@ class ArithmeticPrinting:
         base, exponent = e.args
         sqrt = "math.sqrt" if not self.vectorised else "np.sqrt"
         if exponent == S.Half:
-            return self.call(sqrt, [base])
+            return self.numeric_call(sqrt, [base])
         if exponent == -S.Half:
-            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.call(sqrt, [base]))
+            return ast.BinOp(ast.Constant(1.0), ast.Div(), self.numeric_call(sqrt, [base]))
         if exponent.is_Number and exponent < 0:
             return ast.BinOp(ast.Constant(1.0), ast.Div(), self.node(sympy.Pow(base, -exponent)))
         if exponent == 1:

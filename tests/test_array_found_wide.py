@@ -120,18 +120,46 @@ def test_functions_of_sizes_only_on_every_backend(run):
     and logaddexp(1.5 / (1 + X.size), 2) as torch.exp / xp.exp of a float; PyTorch's and the
     Array API's functions take arrays (TypeError: array fuzzer 83-2, 83-213). Now Python's
     max / min, and the function of a 0-d array of the reference dtype."""
-    module = load_module(DIRECTORY, OF_SIZES_ONLY, "of_sizes_only")
-    rng = np.random.default_rng(83)
+    _check_at_sizes(run, OF_SIZES_ONLY, "of_sizes_only", _of_sizes_by_hand, seed=83)
+
+
+def _check_at_sizes(run, source, name, by_hand, seed):
+    """``f(X, v)`` of ``source``, built for X (d, 2) and v (d,) on ``run``: its gradient at d =
+    2, 3, 5 is ``by_hand(X, v)`` (rtol 1e-13), whose v part central differences confirm."""
+    module = load_module(DIRECTORY, source, name)
+    rng = np.random.default_rng(seed)
     backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
     gf = symgrad.grad(module.f, wrt=("X", "v"), shapes={"X": ("d", 2), "v": ("d",)},
                       backend=backend)
     for d in (2, 3, 5):
         X, v = rng.uniform(-1.0, 1.0, (d, 2)), rng.uniform(-1.0, 1.0, d)
-        want = _of_sizes_by_hand(X, v)
+        want = by_hand(X, v)
         assert np.allclose(_central(lambda a: module.f(X, a), v), want[1], atol=1e-8)
-        got = gf(convert(X), convert(v))
-        for g, w in zip(got, want):
+        for g, w in zip(gf(convert(X), convert(v)), want):
             np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
+
+
+ROOT_OF_SIZES = """import numpy as np
+
+
+def f(X, v):
+    return np.sum(v) * np.sqrt(X.shape[0]) + np.sum(X * v[:, None]) / np.sqrt(X.size * 1.0)
+"""
+
+
+@pytest.mark.parametrize("run", ["numpy"] + RUNS)
+def test_a_root_of_sizes_on_every_backend(run):
+    """A square root of sizes only (``np.sqrt(X.shape[0])``, SymPy's ``sqrt(d)``, and ``1 /
+    sqrt(2 d)`` in the derivative) was printed ``torch.sqrt(d)`` of a Python int (TypeError);
+    now of a 0-d array of the reference dtype, as the other functions of sizes. By hand:
+    d/dv_i = sqrt(d) + sum_j X_ij / sqrt(2 d), d/dX_ij = v_i / sqrt(2 d)."""
+    _check_at_sizes(run, ROOT_OF_SIZES, "root_of_sizes", _root_of_sizes_by_hand, seed=84)
+
+
+def _root_of_sizes_by_hand(X, v):
+    d = len(v)
+    return (np.broadcast_to(v[:, None], (d, 2)) / np.sqrt(2.0 * d),
+            np.sqrt(d) + X.sum(axis=1) / np.sqrt(2.0 * d))
 
 
 CBRT_COMPARED = """import numpy as np
