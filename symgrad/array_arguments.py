@@ -3,6 +3,7 @@ import numpy as np
 import sympy
 
 from . import array_indexing
+from .array_ops import broadcast_to
 from .shapes import ShapeError, show, size
 from .written import AsWritten
 
@@ -28,6 +29,7 @@ class Arguments:
 
     def __init__(self, reader, node, frame, spelling=None):
         self.reader, self.node, self.frame, self.spelling = reader, node, frame, spelling
+        self.operands = []  # what `array` and `condition` gave: an elementwise row's operands
 
     def fail(self, what, hint=None):
         self.reader.fail(self.node, self.frame, what, hint)
@@ -44,18 +46,32 @@ class Arguments:
 
     def bind(self, expr, label, shape=None):
         """Name the node ``expr``; with ``shape``, an elementwise ``expr`` keeps that shape where
-        SymPy folds it to a number (``Z[1:] - Z[:-1]`` of an array of zeros is ``0``)."""
+        SymPy folds it to a number (``Z[1:] - Z[:-1]`` of an array of zeros is ``0``: its two
+        slices are one node)."""
         if shape is not None and self.shape(expr) != tuple(shape):
-            from .arrays import broadcast_to
             expr = broadcast_to(expr, tuple(shape))
         return self.reader.anonymous(expr, label)
 
+    def elementwise(self, expr):
+        """``expr``, a row's value computed elementwise of the operands its ``read`` asked for
+        (``array``, ``condition``), with their broadcast shape where SymPy folds it to a number or
+        a smaller array: ``np.where(c, 1.0, 1.0)`` and ``np.clip(x, 1.0, 1.0)`` are 1.0 to SymPy,
+        arrays in NumPy."""
+        try:
+            shape = self.reader.dims.broadcast(*[self.shape(o) for o in self.operands])
+        except ShapeError as exc:
+            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
+        else:
+            return self.reader.shaped(expr, shape, self.node, self.frame) if shape else expr
+        return self.fail(problem, "check the shapes of the operands")
+
     def array(self, value):
         if isinstance(value, tuple):
-            return self.array_of(value)
-        if isinstance(value, sympy.Expr):
-            return value
-        return self.reader.number(value, self.node, self.frame)
+            value = self.array_of(value)
+        elif not isinstance(value, sympy.Expr):
+            value = self.reader.number(value, self.node, self.frame)
+        self.operands.append(value)
+        return value
 
     def scalar(self, value):
         value = self.array(value)
@@ -102,6 +118,7 @@ class Arguments:
 
     def condition(self, value):
         if is_condition(value):
+            self.operands.append(value)
             return value
         return sympy.Ne(self.array(value), 0)
 

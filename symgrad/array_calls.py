@@ -168,6 +168,8 @@ class CallReader:
             result = rule.read(context, **bound)
         except ShapeError as exc:
             return self.fail(node, frame, f"`{spelling}`: {exc}", "check the shapes")
+        if rule.elementwise:  # folded by SymPy (`np.where(c, 1.0, 1.0)`): NumPy's shape kept
+            result = context.elementwise(result)
         if isinstance(result, sympy.Basic):
             return self.node_value(result, rule.label, node, frame)
         return result

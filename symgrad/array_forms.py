@@ -16,19 +16,32 @@ _FOLDED = {"&": np.logical_and, "np.logical_and": np.logical_and, "|": np.logica
 """The NumPy function of each way of combining masks, for constant masks (folded at build)."""
 
 
+def _reads_a_size(node):
+    """Whether the expression ``node`` reads an array's size (``len(x)``, ``x.shape``,
+    ``x.size``)."""
+    return any(isinstance(n, ast.Attribute) and n.attr in ("shape", "size") or isinstance(
+        n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
+        for n in ast.walk(node))
+
+
 class FormReader:
     """The forms half of ``array_frontend.ArrayReader`` (a mixin)."""
 
     def undefined(self, node, frame, kind):
         """As the scalar reader; where a parameter has a size-1 axis the message says that the
         sizes make it undefined (``np.sum(d ** 2) / (len(x) - 1)`` with one element: NumPy gives
-        nan), not that the function raises on every call."""
-        if self.depth == 0 and self.array_mode and any(
+        nan), not that the function raises on every call; only where the expression reads a
+        size (``np.reciprocal(2.0 - 2.0)`` is undefined at every size: array fuzzer 134-934)."""
+        if self.depth == 0 and self.array_mode and _reads_a_size(node) and any(
                 ONE in shape for shape in self.dims.table.values()):
             self.fail(node, frame, "this is undefined (a division by zero, log(0) or a complex "
                       "number) for arrays of these sizes (a size-1 axis makes a size such as "
                       "len(x) - 1 zero; NumPy gives nan or inf)", "differentiate at arrays of "
                       "more elements, or guard the size: max(len(x) - 1, 1)")
+        if self.depth == 0 and self.array_mode:  # np.reciprocal(0.0) is inf, 1.0 / 0.0 raises
+            self.fail(node, frame, "this is undefined (a division by zero, log(0) or a complex "
+                      "number) for every input: Python raises, NumPy gives inf or nan",
+                      "check the expression (symgrad gives no value or gradient through it)")
         return super().undefined(node, frame, kind)
 
     def statement(self, stmt, frame):

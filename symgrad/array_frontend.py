@@ -31,7 +31,7 @@ from .array_written import WrittenReader
 from .expressions import of_a_tuple
 from .fence import dotted
 from .frontend import _Reader
-from .functions import StopGradient
+from .functions import StopGradient, Value
 from .program import Assignment, fresh_name, real_symbol
 from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
@@ -293,6 +293,27 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         self.dims.table[symbol] = tuple(sympy.Integer(k) for k in obj.shape)
         return symbol
 
+    def _decided(self, cond, node, frame):
+        """A comparison of arrays SymPy decides, ``z[1:] > z[:-1]`` of an array of zeros (its
+        two slices are one node, and ``a > a`` is False), as NumPy's array of that truth value:
+        ``Ne(Value(t), 0)`` of ``t``, 1 or 0 broadcast to the operands' shape (the folded ``False``
+        made ``np.where(z[1:] > z[:-1], 1.0, 2.0)`` the number 2.0). ``cond`` of numbers as it is."""
+        operands = [self.number(self.value(n, frame), node, frame)
+                    for n in (node.left, *node.comparators)]
+        try:
+            shape = self.dims.broadcast(*[self.shape_at(v, node, frame) for v in operands])
+        except ShapeError as exc:
+            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
+        else:
+            problem = None
+        if problem is not None:
+            return self.fail(node, frame, problem, "check the shapes of the operands")
+        if not shape:
+            return cond
+        truth = self.anonymous(arrays.broadcast_to(sympy.Integer(cond is sympy.true), shape),
+                               "decided")
+        return sympy.Ne(Value(truth), 0)
+
     def attribute(self, base, node, frame):
         """``x.T``, ``x.shape``, ``x.size``, ``x.ndim`` of an array value."""
         if isinstance(base, tuple):
@@ -326,6 +347,8 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
     def comparison(self, node, frame):
         """A comparison as an elementwise condition (its truth value is checked where used)."""
         cond = super().condition(node, frame)
+        if cond is sympy.true or cond is sympy.false:
+            cond = self._decided(cond, node, frame)
         if len(node.ops) > 1 and self.is_array(cond, node, frame):
             self.fail(node, frame, "a chained comparison of arrays asks for the truth value of "
                       "an array", "compare once per condition and combine them: "

@@ -113,6 +113,7 @@ class ArrayRule:
     integer: bool = False
     empty: object = None
     linear: bool = False
+    elementwise: bool = False
     node: type = field(default=None, compare=False)
 
     def __post_init__(self):

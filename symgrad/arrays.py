@@ -32,7 +32,10 @@ How to add a row. Append an ``ArrayRule`` (``array_nodes``) to ``ARRAY_RULES`` g
   value is an index (``np.argmax``), which may then index an array; ``empty``, the number a
   row's value is when an operand has no element (a sum: 0, a product: 1, a contraction: 0) and
   ``linear=True`` where an operand of zeros makes it 0 (``sum``, ``@``, layout): such a node is
-  read as that constant (``ArrayReader._of_nothing``), so no derivative flows through it.
+  read as that constant (``ArrayReader._of_nothing``), so no derivative flows through it;
+  ``elementwise=True`` for a row whose value is computed elementwise of the operands its ``read``
+  asked for (``ctx.array``, ``ctx.condition``): the value keeps their broadcast shape where SymPy
+  folds it (``np.where(c, 1.0, 1.0)`` is ``1.0`` to SymPy, an array to NumPy).
 
 ``tests/test_arrays.py`` and ``tests/test_array_rows.py`` check the rows against finite
 differences.
@@ -375,15 +378,16 @@ ARRAY_RULES = (
     ArrayRule("full_like", ("numpy.full_like",), (), (("a", REQUIRED), ("fill_value", REQUIRED),
                                                       ("dtype", None)), read=_read_like(None)),
     ArrayRule("where", ("numpy.where",), (), (("condition", REQUIRED), ("x", REQUIRED),
-                                              ("y", REQUIRED)), read=_read_where),
+                                              ("y", REQUIRED)), read=_read_where, elementwise=True),
     ArrayRule("clip", ("numpy.clip",), ("clip",), (("a", REQUIRED), ("a_min", REQUIRED),
-                                                   ("a_max", REQUIRED)), read=_read_clip),
+                                                   ("a_max", REQUIRED)), read=_read_clip,
+              elementwise=True),
     ArrayRule("outer", ("numpy.outer",), (), (("a", REQUIRED), ("b", REQUIRED)),
               read=_read_outer),
     ArrayRule("inner", ("numpy.inner",), (), (("a", REQUIRED), ("b", REQUIRED)),
               read=_read_inner),
     ArrayRule("logaddexp", ("numpy.logaddexp",), (), (("x1", REQUIRED), ("x2", REQUIRED)),
-              read=_read_logaddexp),
+              read=_read_logaddexp, elementwise=True),
     ArrayRule("norm", ("numpy.linalg.norm",), (), (("x", REQUIRED), ("ord", None), ("axis", None),
                                                    ("keepdims", False)), read=_read_norm),
     ArrayRule("var", ("numpy.var",), ("var",), _MOMENT, read=_read_var(False)),
@@ -415,9 +419,9 @@ ARRAY_RULES = (
               read=lambda ctx, x: ctx.reader.binary(ast.Div(), sympy.Float(1.0), ctx.array(x),
                                                     ctx.node, ctx.frame)),
     ArrayRule("round", ("numpy.round", "numpy.around", "numpy.rint"), ("round",),
-              (("a", REQUIRED), ("decimals", 0)), read=_read_round),
+              (("a", REQUIRED), ("decimals", 0)), read=_read_round, elementwise=True),
     ArrayRule("negative", ("numpy.negative",), (), (("x", REQUIRED),),
-              read=lambda ctx, x: -ctx.array(x)),
+              read=lambda ctx, x: -ctx.array(x), elementwise=True),
     ArrayRule("logsumexp", ("scipy.special.logsumexp",), (),
               (("a", REQUIRED), ("axis", None), ("b", None), ("keepdims", False),
                ("return_sign", False)), read=_read_logsumexp),

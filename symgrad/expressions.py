@@ -372,8 +372,8 @@ class Expressions:
                 right = self.number(self.value(right_node, frame), node, frame)
                 right = self.written(right_node, frame, right)
                 decided = self.decided(_PYTHON_COMPARE[type(op)], (left, right), node, frame)
-                parts.append(_COMPARE[type(op)](Value(left), Value(right)) if decided is None
-                             else decided)
+                parts.append(functions.compared(_COMPARE[type(op)], left, right)
+                             if decided is None else decided)
                 left = right
             return sympy.And(*parts)
         if isinstance(node, ast.BoolOp):

@@ -175,6 +175,21 @@ class Value(Function):
         return printer._print(self.args[0])
 
 
+def compared(relation, left, right):
+    """``relation(Value(left), Value(right))`` (``sympy.Lt`` ... ``sympy.Ne``) as floats compare.
+    SymPy decides a comparison of one operand with itself, ``x >= x`` True, ``x != x`` False: at
+    nan the floats give False and True. ``<`` and ``>`` of it stay decided (False at every float),
+    and so does any comparison of an integer; ``<=``, ``>=`` are ``x >= -inf`` (False at nan only)
+    and ``==``, ``!=`` are ``x == 1.0*x``, ``x != 1.0*x`` (printed ``x == x``: a complex Python
+    value equals itself, and is not ordered)."""
+    a, b = Value(left), Value(right)
+    if a != b or a.is_Number or relation in (sympy.Lt, sympy.Gt) or left.is_integer:
+        return relation(a, b)
+    if relation in (sympy.Eq, sympy.Ne):
+        return relation(a, Value(sympy.Float(1.0) * left))
+    return sympy.Ge(a, Value(-sympy.oo))
+
+
 class Branch(Function):
     """``a if cond else b`` inside a comparison operand (``Value``): a ``Piecewise`` there would make
     SymPy rewrite the condition through ``simplify``, seconds for a few lines. Printed as a

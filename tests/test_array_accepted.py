@@ -277,6 +277,22 @@ def test_degenerate_sizes_raise_naming_the_size():
     assert info.value.lineno == unbiased_variance.__code__.co_firstlineno + 1
 
 
+def reciprocal_of_zero(X):
+    t = X[:, None] * np.full((1, 3), 0.5)
+    c = np.reciprocal(2.0 - 2.0)
+    return np.sum(t) * c
+
+
+def test_undefined_constant_is_not_blamed_on_sizes():
+    """``np.reciprocal(2.0 - 2.0)`` is inf at every size: the refusal says so, and no size-1 axis
+    (that of ``np.full((1, 3), 0.5)``) is blamed (array fuzzer 134-934)."""
+    with pytest.raises(symgrad.UnsupportedSyntaxError) as info:
+        symgrad.grad(reciprocal_of_zero)(np.ones(2))
+    assert "for every input" in info.value.what and "NumPy gives inf or nan" in info.value.what
+    assert "sizes" not in str(info.value)
+    assert info.value.lineno == reciprocal_of_zero.__code__.co_firstlineno + 2
+
+
 def weighted(X, w, C=np.array([2.0, 1.0, 0.5])):
     return np.sum((X @ (w * C)) ** 2)
 

@@ -75,8 +75,9 @@ REDUCTIONS = ["np.sum({0}{axis})", "np.mean({0}{axis})", "np.max({0}{axis})", "n
 class Gen:
     """Draws nodes for one program (``rng`` a ``random.Random``)."""
 
-    def __init__(self, rng, params, fixed, special=True, wide=False):
+    def __init__(self, rng, params, fixed, special=True, wide=False, folds=None):
         self.rng = rng
+        self.folds = folds              # a random.Random drawing array_program_wide.FOLDS, or None
         self.wide = wide                # also the rows of array_program_wide
         self.params = params            # {name: shape}
         self.fixed = fixed              # {label: size} for the named sizes given as ints
@@ -238,7 +239,10 @@ class Gen:
             table = [t for t in table if not any(m in t for m in (").clip",)
                                                  + array_program_wide.METHODS
                                                  + array_program_wide.NOT_SCALAR)]
-        return Node(shape, self.rng.choice(table), [self.expr(shape, depth)])
+        fmt = self.rng.choice(table)
+        if self.folds is not None and self.folds.random() < 0.15:
+            fmt = self.folds.choice(array_program_wide.FOLDS)
+        return Node(shape, fmt, [self.expr(shape, depth)])
 
     def parent(self, shape):
         """A shape that broadcasts to ``shape``: leading axes dropped, some axes made 1."""

@@ -27,6 +27,16 @@ UNARY = [
     "np.reciprocal(1.5 + ({0}) ** 2)", "np.reciprocal(({0}) - 2.0)", "np.cbrt({0})",
     "np.cbrt(({0}) ** 2 + 0.5) * ({0})",
 ]
+FOLDS = [  # what SymPy folds or decides: the value keeps NumPy's shape and floats
+    "np.where(({0}) > 0.2, 0.5, 0.5)", "np.where(({0}) > 0.2, {0}, {0})", "np.clip({0}, 0.3, 0.3)",
+    "np.maximum({0}, {0}) - ({0})", "({0}) - ({0}) + 0.5", "0.0 * ({0}) + 1.0",
+    "np.minimum({0}, {0}) * 0.0", "np.where(({0}) > ({0}), 1.0, 2.0)",
+    "np.where(({0}) < ({0}), {0}, 0.5)", "np.where(({0}) >= ({0}), {0}, 0.5)",
+    "np.where(({0}) <= ({0}), 1.5, {0})", "np.where(({0}) == ({0}), {0}, -1.0)",
+    "np.where(({0}) != ({0}), 0.5, {0})", "np.where(({0}) * 0.0 > ({0}) * 0.0, 1.0, {0})",
+]
+"""Drawn in place of a unary row with ``--folds`` (``Gen.folds``, a random stream of its own, so
+the programs of a seed without it replay unchanged)."""
 NOT_SCALAR = ("~(",)  # Python's ~ of a bool is -2 / -1 (both true), not NumPy's logical not: a
 # 0-d value may be a Python float (a scalar parameter), so ~ is drawn on arrays only
 METHODS = (").copy", ").astype", ").round")

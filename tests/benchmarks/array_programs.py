@@ -117,9 +117,10 @@ def _plain_leaf(program, shape):
     return Node(shape, f"np.full({gen.shape_text(shape)}, 0.5)")
 
 
-def draw(rng, special=True, wide=True):
+def draw(rng, special=True, wide=True, folds=None):
     """A random ``Program`` (``rng`` a ``random.Random``; ``wide``: also the rows of
-    ``array_program_wide``, ``False`` for ``--narrow``)."""
+    ``array_program_wide``, ``False`` for ``--narrow``; ``folds``, a ``random.Random`` drawing
+    ``array_program_wide.FOLDS`` in place of some unary rows, for ``--folds``)."""
     labels = list(NAMED[:rng.choice([1, 2, 2, 3])])
     fixed = {a: rng.randint(2, 4) for a in labels if rng.random() < 0.25}
     names = ["X", "v", "W", "s"]
@@ -135,7 +136,7 @@ def draw(rng, special=True, wide=True):
         params[names[0]] = (labels[0],)
     used = {a for s in params.values() for a in s if isinstance(a, str)}
     fixed = {a: v for a, v in fixed.items() if a in used}
-    gen = Gen(rng, params, fixed, special, wide)
+    gen = Gen(rng, params, fixed, special, wide, folds)
     depth = rng.choice([2, 3, 3, 4])
     statements = []
     for i in range(rng.choice([0, 0, 1, 2])):

@@ -8,7 +8,9 @@ Not collected by pytest; run by hand from the repository:
 (``--backends`` with no names: the numpy gradient only; without ``--backends``: every backend.)
 The programs draw the rows of ``array_program_wide`` too; ``--narrow`` leaves them out, giving
 the programs the first generator drew for a seed (``--wide``, once needed for them, is now the
-default and a no-op).
+default and a no-op). ``--folds`` replaces some unary rows by what SymPy folds or decides
+(``array_program_wide.FOLDS``: ``np.where(c, a, a)``, ``np.clip(x, 0.3, 0.3)``, ``x >= x``),
+drawn from a stream of their own: a seed's programs without it are unchanged.
 
 Program ``N`` of a run is drawn (``array_programs.draw``) from the seed string
 ``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
@@ -682,6 +684,10 @@ def main(argv=None):
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
     parser.add_argument("--narrow", action="store_true", help="without the rows of "
                         "array_program_wide: the first generator's programs (its seeds replay)")
+    parser.add_argument("--folds", action="store_true", help="unary rows replaced, 15%% of "
+                        "them, by what SymPy folds or decides (array_program_wide.FOLDS: equal "
+                        "branches of np.where, equal clip bounds, a comparison of a value with "
+                        "itself), drawn from a random stream of their own")
     parser.add_argument("--wide", action="store_true", help="the default (the rows of "
                         "array_program_wide drawn); kept so older commands run")
     options = parser.parse_args(argv)
@@ -697,7 +703,8 @@ def main(argv=None):
             break
         n += 1
         program = array_programs.draw(random.Random(name), special=not options.no_special,
-                                      wide=not options.narrow)
+                                      wide=not options.narrow, folds=random.Random(
+                                          "folds-" + name) if options.folds else None)
         counts["programs"] = counts.get("programs", 0) + 1
         try:
             failures = check(program, name, backends, counts)
