@@ -21,6 +21,7 @@ import copy
 from .array_buffers import reuse_buffers
 from .array_library import library_lines
 from .program import fresh_name
+from .size_denominators import of_sizes, size_names, zero_points
 
 
 def _np(attribute):
@@ -232,44 +233,48 @@ def _zero_size_checks(body, sized, function_name):
     ZeroDivisionError from inside the gradient; the error says which size is 0 instead.
 
     ``sized``: size name → where it is read (``"X.shape[0]"``). A name the code binds to an
-    expression of sizes (``_t0 = n - 1.0``, a common term) stands for that expression."""
+    expression of sizes (``_t0 = n - 1.0``, a common term) stands for that expression.
+
+    Only a size the gradient divides by on every path is checked: outside every ``where``, or on
+    both sides of one (``np.where(c, a / (n - 3.0), b / (n - 3.0))``), or guarded on each side of
+    the same condition by two lines (``_t0 = np.where(c, 0.0, x / np.where(c, 1.0, n - 3.0))``,
+    ``_t1 = np.where(c, x / np.where(c, n - 3.0, 1.0), 0.0)``: the pieces of one branch). One
+    guarded on one side only (``untaken.guard``) is not: the primal does not divide by it where
+    the other side is taken, and where its side is taken the gradient computes float64's
+    ``x / 0.0`` as the primal's NumPy division does."""
     found, derived = {}, {}
-
-    def clamps(node):  # a slice's clamped size, max(0.0, n - 2.0) (np.mean(x[2:]))
-        return {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(
-            n.func, ast.Name) and n.func.id in ("max", "min") and not n.keywords}
-
-    def size_names(node):
-        calls = clamps(node)
-        return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in calls]
-
-    def of_sizes(node):
-        names, calls = size_names(node), clamps(node)
-        return bool(names) and all(n in sized for n in names) and all(
-            isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                           ast.unaryop, ast.Load)) or isinstance(n, ast.Call) and id(n.func) in
-            calls for n in ast.walk(node))
 
     class Resolve(ast.NodeTransformer):
         def visit_Name(self, node):
             return copy.deepcopy(derived[node.id]) if node.id in derived else node
 
+    bound, sides = {}, {}  # sides: denominator -> condition -> the sides that divide by it
     for stmt in body:
         for node in ast.walk(stmt):
             if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv,
                                                                         ast.Mod))):
                 continue
             denominator = Resolve().visit(copy.deepcopy(node.right))
-            if of_sizes(denominator):
-                names = size_names(denominator)
-                found.setdefault(ast.unparse(denominator), (denominator, names))
+            if of_sizes(denominator, sized):
+                found.setdefault(ast.unparse(denominator), (denominator, size_names(denominator)))
+            guarded = _guarded(denominator)
+            if guarded is not None and of_sizes(guarded[1], sized):
+                condition = guarded[0]  # a named one (`_t0 = total > 0.0`) as its value
+                condition = ast.dump(bound.get(condition.id, condition) if isinstance(
+                    condition, ast.Name) else condition)
+                entry = sides.setdefault(ast.unparse(guarded[1]), (guarded[1], {}))
+                entry[1].setdefault(condition, set()).add(guarded[2])
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], ast.Name):
             value = Resolve().visit(copy.deepcopy(stmt.value))
-            if of_sizes(value):
+            if of_sizes(value, sized):
                 derived[stmt.targets[0].id] = value
+            bound[stmt.targets[0].id] = stmt.value
+    for text, (denominator, conditions) in sides.items():  # both sides of one condition
+        if any(len(taken) == 2 for taken in conditions.values()):  # divide: every path does
+            found.setdefault(text, (denominator, size_names(denominator)))
     checks, covered = [], set()
-    zeros = {text: _zero_points(denominator) for text, (denominator, _) in found.items()}
+    zeros = {text: zero_points(denominator) for text, (denominator, _) in found.items()}
     for text, (denominator, names) in sorted(found.items(), key=lambda item: (
             zeros[item[0]] is None, len(zeros[item[0]] or ()), len(item[0]), item[0])):
         if zeros[text] is not None:
@@ -287,47 +292,21 @@ def _zero_size_checks(body, sized, function_name):
     return checks
 
 
-def _zero_points(denominator):
-    """The sizes at which ``denominator`` (the AST of an expression of size names and numbers) is
-    0 in a call of this build, as a set of ``(size name, value)``, or None when they are not
-    known (it is not a product of factors linear in one size each: the check is then kept).
-
-    ``2 * n`` is 0 only where ``n`` is; ``n - 1`` at ``n = 1`` (np.var with ``ddof=1``): a call
-    through the gradient object at size 1 takes a build of its own (``specialise``: the axis is the
-    number 1 there), but the code of a general size, exported or called as ``.function``, may
-    meet it."""
-    import sympy
-    operators = {ast.Add: sympy.Add, ast.Mult: sympy.Mul,
-                 ast.Sub: lambda a, b: sympy.Add(a, sympy.Mul(-1, b))}
-
-    def value(node):
-        if isinstance(node, ast.Name):
-            return sympy.Symbol(node.id, integer=True, nonnegative=True)
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return sympy.Rational(node.value)  # exact: the float's binary value
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -value(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in operators:
-            return operators[type(node.op)](value(node.left), value(node.right))
-        raise TypeError  # a division, a power, a call: not a product of linear factors
-    try:
-        expression = value(denominator)
-    except TypeError:
+def _guarded(node):
+    """``(condition, denominator, taken)`` of a denominator of the sizes guarded on one side of a
+    ``where`` (``untaken.guard``: ``np.where(c, n - 3.0, 1.0)``, taken where ``c`` holds; ``xp.where(c,
+    1.0, xp.full((), n - 3.0, ...))`` where it does not), else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            node.func.attr == "where" and len(node.args) == 3 and not node.keywords):
         return None
-    expression = sympy.expand(expression)
-    if expression == 0:  # 0 whatever the sizes
-        return None
-    points = set()
-    for factor, _ in sympy.factor_list(expression)[1]:
-        symbols = factor.free_symbols
-        if len(symbols) != 1 or sympy.degree(factor, *symbols) != 1:
-            return None
-        size = next(iter(symbols))
-        slope, offset = sympy.Poly(factor, size).all_coeffs()
-        root = -offset / slope
-        if root.is_integer and root >= 0:
-            points.add((size.name, int(root)))
-    return points
+    condition, left, right = node.args
+    for taken, (value, other) in ((True, (left, right)), (False, (right, left))):
+        if isinstance(other, ast.Constant) and other.value == 1.0:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr == "full" and len(value.args) == 2:  # a 0-d array of it
+                value = value.args[1]
+            return condition, value, taken
+    return None
 
 
 def _clamped(size):

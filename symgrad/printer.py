@@ -20,6 +20,7 @@ from .errors import OptionError, SymgradError
 from .printer_arithmetic import ArithmeticPrinting, exact_float
 from .program import replaced
 from .realpower import RealPower, RealValue
+from .size_denominators import divided_by, of_sizes
 from .untaken import GUARDED, guard, spellings
 from .written import AsWritten
 from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
@@ -389,20 +390,22 @@ class Printer(ArithmeticPrinting):
         expression holding it); on the backends of ``untaken.GUARDED`` each side computes on
         safe arguments where it is not taken."""
         left = self.node(a)
-        if self.backend != "numpy" and self.plain(a) and right_is_number:
-            left = self.new_array(left)
         condition = self.node(cond)
         if self.backend in ("torch", "array_api") and self.reference is not None and \
                 self.plain(cond):  # `2 / (n + 1) <= 0.1` is a Python bool: a 0-d bool array
             from .array_backend_values import bool_array  # (torch.where takes tensors: 25-57)
             condition = bool_array(self, condition)
-        if self.backend in GUARDED:
-            where = self.name("np.where")
-            numbers = self._numbers(cond, a, whole)
-            left = guard(left, condition, True, self.guarded_names(), where, self.elementwise(),
-                         numbers)
-            right = guard(right, condition, False, self.guarded_names(), where,
-                          self.elementwise(), numbers)
+        where, sizes = self.name("np.where"), self._sizes(cond, a, whole)
+        table = self.guarded_names() if self.backend in GUARDED else {}
+        numbers = self._numbers(sizes)  # a denominator of the sizes on one side only: guarded
+        kept = divided_by(left, sizes) & divided_by(right, sizes)  # on every backend (sz3)
+        printed = ast.dump(left)
+        left = guard(left, condition, True, table, where, self.elementwise(), numbers, sizes, kept)
+        right = guard(right, condition, False, table, where, self.elementwise(), numbers, sizes,
+                      kept)
+        if self.backend != "numpy" and self.plain(a) and right_is_number and \
+                ast.dump(left) == printed:  # a Python number still
+            left = self.new_array(left)
         return ast.Call(self.name("np.where"), [condition, left, right], [])
 
     def guarded_names(self):
@@ -415,28 +418,24 @@ class Printer(ArithmeticPrinting):
             self._guarded = spellings(spelled)
         return self._guarded
 
-    def _numbers(self, *exprs):
-        """For the guard on the Array API, which takes no ``where`` of two Python numbers: a
-        function giving a guarded argument of the sizes alone (``n * n``: a Python number) as a
-        0-d array of the reference dtype, else None (array fuzzer 22-18, 22-20); a common term
-        of sizes named by ``cse`` (``_t0 = n * n``, ``plain_names``) is one too (21-244)."""
-        if self.backend != "array_api":
+    def _sizes(self, *exprs):
+        """The names of the sizes in ``exprs`` and of the common terms of sizes only (``_t0 = n *
+        n``, ``plain_names``): what prints as a Python number."""
+        return {s.name for e in exprs if e is not None for s in e.free_symbols
+                if s.is_Symbol and s.is_integer and s.is_positive} | self.plain_names
+
+    def _numbers(self, sizes):
+        """For the guard: a function giving a guarded argument of the ``sizes`` alone (``n * n``:
+        a Python number) as a 0-d array of the reference dtype on the Array API, which takes no
+        ``where`` of two Python numbers (array fuzzer 22-18, 22-20, 21-244), and on PyTorch
+        (whose ``where`` of numbers is its default float32); else None. NumPy and JAX take it as
+        it is (JAX's a weak type, which keeps the data's)."""
+        if self.backend not in ("array_api", "torch"):
             return None
-        sizes = {s.name for e in exprs if e is not None for s in e.free_symbols
-                 if s.is_Symbol and s.is_integer and s.is_positive} | self.plain_names
 
         def numbers(argument):  # Python's max and min of sizes too (the count of a slice
-            calls = {id(n.func) for n in ast.walk(argument)  # ``max(0, n - n // 2)``: 171-1504)
-                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                     and n.func.id in ("max", "min") and not n.keywords}
-            for n in ast.walk(argument):
-                if id(n) in calls or isinstance(n, ast.Call) and id(n.func) in calls:
-                    continue
-                if isinstance(n, ast.Name) and n.id not in sizes or not isinstance(n, (
-                        ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                        ast.unaryop, ast.expr_context)):
-                    return None
-            return self.new_array(argument)
+            # ``max(0, n - n // 2)``: 171-1504)
+            return self.new_array(argument) if of_sizes(argument, sizes) else None
         return numbers
 
     def elementwise(self):

@@ -12,12 +12,15 @@ the inner ``where`` gives its argument itself, so every value is the float it wa
 taken everything computed is finite, with a finite derivative.
 
 ``guard(node, condition, taken)`` rewrites a printed side; ``printer.Printer.where_node`` calls it
-for the backends whose code is differentiated again or warns (``GUARDED``).
+for the backends whose code is differentiated again or warns (``GUARDED``), and on the others
+for the denominators of the sizes alone (``1.0 / (n - 3.0)``, a Python number that would raise
+ZeroDivisionError at 3 elements on the side not taken: ``size_denominators``).
 """
 import ast
 import copy
 
 from .fence import dotted
+from .size_denominators import may_be_zero, of_sizes
 
 GUARDED = ("jax", "array_api")
 """The backends whose ``where`` sides are guarded: JAX (``jax.grad`` through the gradient), the
@@ -51,7 +54,8 @@ def spellings(spelled):
     return table
 
 
-def guard(node, condition, taken, table, where, elementwise=None, numbers=None):
+def guard(node, condition, taken, table, where, elementwise=None, numbers=None, sizes=None,
+          kept=frozenset()):
     """``node`` (a printed side of a ``where``, modified) with every guarded argument made safe
     where the side is not taken: ``where(condition, u, safe)`` for the side taken where
     ``condition`` holds (``taken``), ``where(condition, safe, u)`` for the other.
@@ -70,6 +74,14 @@ def guard(node, condition, taken, table, where, elementwise=None, numbers=None):
             log(where(c, u, 1.0)))`` with ``c`` of rank 3).
         numbers: a guarded argument that prints as a Python number (``n * n``) as an array,
             or None when it is not one (None: arguments as they are).
+        sizes: the names of the sizes (and of common terms of them), or None. A denominator of
+            the sizes alone (``size_denominators.of_sizes``) is guarded where it may be 0 (``n -
+            3.0``, not ``n + 1.0``): a Python number, Python's ``1.0 / 0.0`` would raise
+            ZeroDivisionError on the side not taken. With an empty ``table`` (the backends
+            outside ``GUARDED``) those are the only arguments guarded.
+        kept: the ``ast.dump`` of denominators of the sizes left as they are (those the other
+            side divides by too: the gradient divides by them on every path, and
+            ``array_emit`` checks them before any arithmetic).
 
     Returns:
         The rewritten expression.
@@ -96,9 +108,13 @@ def guard(node, condition, taken, table, where, elementwise=None, numbers=None):
             n.args = [safe(a, v) if v is not None else a for a, v in zip(n.args, values)] + \
                 n.args[len(values):]
         elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod)):
-            if not _positive(n.right, table):
+            if sizes is not None and of_sizes(n.right, sizes):
+                if may_be_zero(n.right) and ast.dump(n.right) not in kept:
+                    n.right = safe(n.right, 1.0)
+            elif table and not _positive(n.right, table):
                 n.right = safe(n.right, 1.0)
-        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and not _whole(n.right):
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and not _whole(n.right) \
+                and table:
             n.left = safe(n.left, 1.0)
         return n
 
