@@ -282,7 +282,7 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
     axes, keep = ctx.axes(axis, len(shape)), ctx.flag(keepdims)
     if size([shape[k] for k in axes]) == 0:  # over no element: SciPy's -inf, a constant
         kept = tuple(ONE if k in axes else d for k, d in enumerate(shape) if keep or k not in axes)
-        return broadcast_to(-sympy.oo, kept) if kept else -sympy.oo
+        return _nothing_logsumexp(ctx, kept)
     largest = ctx.bind(reduce_(MAX, x, axes, True, len(shape)), "largest")
     infinite = ctx.may_be_infinite(x)
     if infinite:  # SciPy's shift: 0 where the largest is infinite (every element
@@ -298,6 +298,22 @@ def _read_logsumexp(ctx, a, axis=None, b=None, keepdims=False, return_sign=False
         return StopGradient(sympy.log(total) + StopGradient(largest)) + (
             total - StopGradient(total)) / StopGradient(safe)
     return sympy.log(total) + StopGradient(largest)
+
+
+def _nothing_logsumexp(ctx, kept):
+    """``logsumexp`` over no element: SciPy's -inf, of the shape ``kept``, as a constant array
+    holding it (``nothing = np.array([-inf])``, summed to a number where ``kept`` is ``()``). Not
+    SymPy's ``-oo``, with which every arithmetic is refused ("an infinite constant": ``logsumexp(
+    v[2:]) + w`` at 2 elements, whose call then ran the general build and raised NumPy's
+    ValueError of ``np.max`` over nothing): a constant array is a value the code computes with
+    as NumPy does (-inf + w is -inf, exp(-inf + w) is 0) and is differentiated through as JAX's
+    ``jax.grad`` is (d/dw (-inf + w) = 1, d/dv of exp(-inf + w * v) 0)."""
+    if any(not d.is_Integer for d in kept):  # sizes known when called: not a constant array
+        return broadcast_to(-sympy.oo, kept) if kept else -sympy.oo
+    value = ctx.constant(np.full(tuple(int(d) for d in kept) or (1,), -np.inf), "nothing")
+    if kept:
+        return value
+    return ctx.bind(reduce_(SUM, value, (0,), False, 1), "nothing")
 
 
 def _read_norm(ctx, x, ord=None, axis=None, keepdims=False):

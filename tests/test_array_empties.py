@@ -337,3 +337,72 @@ def test_the_same_reshape_read_twice():
         np.testing.assert_allclose(gX, v.reshape(-1)[::-1].reshape(xs), rtol=1e-15)
         np.testing.assert_allclose(gv, X.reshape(-1)[::-1].reshape(vs) + 2.0 * v, rtol=1e-15)
         np.testing.assert_allclose(gv, _central(lambda a: module.f(X, a), v), rtol=1e-7)
+
+
+COMPUTED_WITH = """import numpy as np
+import scipy.special
+
+
+def plus(v, w):
+    return scipy.special.logsumexp(v[2:]) + w
+
+
+def shifted(v, w):
+    return np.sum(np.exp(scipy.special.logsumexp(v[2:]) + w * v))
+
+
+def added(v, w):
+    return np.logaddexp(scipy.special.logsumexp(v[2:]), w) + np.sum(v * v)
+
+
+def rows(X, w):
+    return np.sum(np.exp(scipy.special.logsumexp(X[:, 2:], axis=1) + X[:, 0] * w))
+
+
+def scaled(v, w):
+    return scipy.special.logsumexp(v[2:]) * w
+"""
+
+
+@pytest.mark.parametrize("run", ["numpy", "jax.jit"] + RUNS)
+def test_arithmetic_with_a_logsumexp_over_nothing(run):
+    """``logsumexp(v[2:]) + w`` at 2 elements: SciPy's -inf plus w, -inf. Read as SymPy's -oo
+    every arithmetic with it was refused at those sizes, so the call ran the general build and
+    raised NumPy's ValueError (np.max over nothing). It is a constant array of -inf now, computed
+    with as NumPy does and differentiated through as ``jax.grad`` is: d/dw (-inf + w) = 1,
+    exp(-inf + w * v) is 0 of derivative 0, logaddexp(-inf, w) is w, d/dw (-inf * w) = -inf; the
+    derivative in v is 0 (nothing of v is read). At 3 elements, central differences."""
+    pytest.importorskip("scipy", reason="scipy is not installed")
+    if run == "jax.jit":
+        jax = pytest.importorskip("jax", reason="jax is not installed")
+        jax.config.update("jax_enable_x64", True)
+        backend, convert, wrap = "jax", jax.numpy.asarray, jax.jit
+    else:
+        if run.startswith("jax") or run.endswith("jax"):
+            import jax
+            jax.config.update("jax_enable_x64", True)
+        backend, convert = ("numpy", lambda a: a) if run == "numpy" else _library(run)
+        wrap = lambda g: g  # noqa: E731
+    module = load_module(DIRECTORY, COMPUTED_WITH, "empty_computed_with")
+    v, X, w = np.array([0.3, -0.7]), np.array([[0.3, -0.7], [1.2, 0.5], [0.1, 0.2]]), 0.4
+    want = {"plus": (np.zeros(2), 1.0), "shifted": (np.zeros(2), 0.0), "added": (2.0 * v, 1.0),
+            "rows": (np.zeros((3, 2)), 0.0), "scaled": (np.zeros(2), -np.inf)}
+    values = {"plus": -np.inf, "shifted": 0.0, "added": w + np.sum(v * v), "rows": 0.0,
+              "scaled": -np.inf}
+    for name, (want_first, want_w) in want.items():
+        f = getattr(module, name)
+        first = X if name == "rows" else v
+        assert f(first, w) == pytest.approx(values[name], rel=1e-15)
+        for shapes in ({f.__code__.co_varnames[0]: first.shape}, None):
+            gf = wrap(symgrad.grad(f, wrt=(f.__code__.co_varnames[0], "w"), shapes=shapes,
+                                   backend=backend))
+            got_first, got_w = _to_numpy(gf(convert(first), convert(np.float64(w))))
+            np.testing.assert_array_equal(got_first, want_first, err_msg=name)
+            assert float(got_w) == want_w, (name, got_w)
+        wider = np.column_stack([X, [0.5, -0.2, 0.9]]) if name == "rows" else np.append(v, 1.1)
+        gf = wrap(symgrad.grad(f, wrt=(f.__code__.co_varnames[0], "w"), backend=backend))
+        got_first, got_w = _to_numpy(gf(convert(wider), convert(np.float64(w))))
+        np.testing.assert_allclose(got_first, _central(lambda a: f(a, w), wider), rtol=1e-7,
+                                   atol=1e-9)
+        np.testing.assert_allclose(got_w, _central(lambda a: f(wider, a[0]), np.array([w]))[0],
+                                   rtol=1e-7)
