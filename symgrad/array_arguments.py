@@ -57,13 +57,9 @@ class Arguments:
         (``array``, ``condition``), with their broadcast shape where SymPy folds it to a number or
         a smaller array: ``np.where(c, 1.0, 1.0)`` and ``np.clip(x, 1.0, 1.0)`` are 1.0 to SymPy,
         arrays in NumPy."""
-        try:
-            shape = self.reader.dims.broadcast(*[self.shape(o) for o in self.operands])
-        except ShapeError as exc:
-            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
-        else:
-            return self.reader.shaped(expr, shape, self.node, self.frame) if shape else expr
-        return self.fail(problem, "check the shapes of the operands")
+        shape = self.reader.broadcast_at([self.shape(o) for o in self.operands], self.node,
+                                         self.frame)
+        return self.reader.shaped(expr, shape, self.node, self.frame) if shape else expr
 
     def array(self, value):
         if isinstance(value, tuple):

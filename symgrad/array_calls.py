@@ -199,10 +199,7 @@ class CallReader:
         if len(args) not in rule.nargs:
             self.fail(node, frame, f"`{dotted(node.func)}` with {len(args)} arguments is not "
                       "supported", "check the call")
-        try:
-            shape = self.dims.broadcast(*shapes)
-        except ShapeError as exc:
-            return self.fail(node, frame, str(exc), "check the shapes of the operands")
+        shape = self.broadcast_at(shapes, node, frame)
         base = self._with_constants(args[0])
         try:
             if rule.build is rules.power and functions.complex_power(base, args[1]):

@@ -134,6 +134,14 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
             problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
         return self.fail(node, frame, problem, "check the shapes of the operands")
 
+    def broadcast_at(self, shapes, node, frame):
+        """NumPy's broadcast of ``shapes``, refused at ``node`` where they do not broadcast."""
+        try:
+            return self.dims.broadcast(*shapes)
+        except ShapeError as exc:
+            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
+        return self.fail(node, frame, problem, "check the shapes of the operands")
+
     def is_array(self, value, node, frame):
         return self.array_mode and isinstance(value, sympy.Basic) and bool(
             self.shape_at(value, node, frame))
@@ -300,14 +308,7 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         made ``np.where(z[1:] > z[:-1], 1.0, 2.0)`` the number 2.0). ``cond`` of numbers as it is."""
         operands = [self.number(self.value(n, frame), node, frame)
                     for n in (node.left, *node.comparators)]
-        try:
-            shape = self.dims.broadcast(*[self.shape_at(v, node, frame) for v in operands])
-        except ShapeError as exc:
-            problem = str(exc)  # refused outside the `except`: no internal chain in the traceback
-        else:
-            problem = None
-        if problem is not None:
-            return self.fail(node, frame, problem, "check the shapes of the operands")
+        shape = self.broadcast_at([self.shape_at(v, node, frame) for v in operands], node, frame)
         if not shape:
             return cond
         truth = self.anonymous(arrays.broadcast_to(sympy.Integer(cond is sympy.true), shape),
@@ -403,14 +404,7 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         if not self.array_mode or not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
             return super().binary(op, a, b, node, frame)
         shape_a, shape_b = self.shape_at(a, node, frame), self.shape_at(b, node, frame)
-        try:
-            shape = self.dims.broadcast(shape_a, shape_b)
-        except ShapeError as exc:
-            problem = str(exc)
-        else:
-            problem = None
-        if problem is not None:
-            return self.fail(node, frame, problem, "check the shapes of the operands")
+        shape = self.broadcast_at((shape_a, shape_b), node, frame)
         result = super().binary(op, a, b, node, frame)
         return self.shaped(result, shape, node, frame) if shape else result
 
