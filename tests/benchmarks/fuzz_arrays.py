@@ -8,9 +8,11 @@ Not collected by pytest; run by hand from the repository:
 (``--backends`` with no names: the numpy gradient only; without ``--backends``: every backend.)
 The programs draw the rows of ``array_program_wide`` too; ``--narrow`` leaves them out, giving
 the programs the first generator drew for a seed (``--wide``, once needed for them, is now the
-default and a no-op). ``--folds`` replaces some unary rows by what SymPy folds or decides
+default and a no-op). By default some unary rows are replaced by what SymPy folds or decides
 (``array_program_wide.FOLDS``: ``np.where(c, a, a)``, ``np.clip(x, 0.3, 0.3)``, ``x >= x``),
-drawn from a stream of their own: a seed's programs without it are unchanged.
+drawn from a stream of their own; ``--no-folds`` leaves them out, giving a seed's programs as
+they were before the folds were drawn by default (the seeds up to 173 but 160 and 161, and
+their replay names: ``--replay 131-3416 --no-folds``).
 
 Program ``N`` of a run is drawn (``array_programs.draw``) from the seed string
 ``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
@@ -684,10 +686,12 @@ def main(argv=None):
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
     parser.add_argument("--narrow", action="store_true", help="without the rows of "
                         "array_program_wide: the first generator's programs (its seeds replay)")
-    parser.add_argument("--folds", action="store_true", help="unary rows replaced, 15%% of "
-                        "them, by what SymPy folds or decides (array_program_wide.FOLDS: equal "
-                        "branches of np.where, equal clip bounds, a comparison of a value with "
-                        "itself), drawn from a random stream of their own")
+    parser.add_argument("--folds", action=argparse.BooleanOptionalAction, default=True,
+                        help="unary rows replaced, 15%% of them, by what SymPy folds or decides "
+                        "(array_program_wide.FOLDS: equal branches of np.where, equal clip "
+                        "bounds, a comparison of a value with itself), drawn from a random "
+                        "stream of their own; on by default: --no-folds gives the programs "
+                        "of the runs before (seeds up to 173 but 160, 161) and their replays")
     parser.add_argument("--wide", action="store_true", help="the default (the rows of "
                         "array_program_wide drawn); kept so older commands run")
     options = parser.parse_args(argv)
