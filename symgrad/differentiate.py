@@ -25,7 +25,8 @@ from .functions import StopGradient, Undefined, Value
 from .imaginary import real_partial
 from .realpower import RealPower, differentiable, slope, weighted
 from .still import guarded, still_regions
-from .rules import ZERO, LargeMax, LargeMin, _extremum_partial, rebuilt, repeated, rule_for_class
+from .extrema import LargeMax, LargeMin, _extremum_partial, rebuilt, repeated
+from .rules import ZERO, rule_for_class
 from .written import AsWritten, compares, holds_its_value, names_back
 
 STRATEGIES = ("auto", "symbolic", "reverse")
@@ -266,7 +267,7 @@ def _expanded(expr, values):
 
 def _unfolded(node, args):
     """``node`` rebuilt on ``args`` (``replaced``'s ``rebuild``), every ``max``/``min`` as a
-    ``LargeMax``/``LargeMin`` whatever its size (``rules.rebuilt`` makes only large ones so)."""
+    ``LargeMax``/``LargeMin`` whatever its size (``extrema.rebuilt`` makes only large ones so)."""
     if isinstance(node, _KINKS):
         return (LargeMax if isinstance(node, sympy.Max) else LargeMin)(*args)
     return node.func(*args)

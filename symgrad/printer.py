@@ -24,7 +24,8 @@ from .size_denominators import divided_by, of_sizes
 from .untaken import GUARDED, guard, spellings
 from .written import AsWritten
 from .functions import AndThen, Branch, Copy, Literal, OrElse, StopGradient, Undefined, Value
-from .rules import RULES, Written, repeated, rule_for_class, spelling, written_spelling
+from .extrema import repeated
+from .rules import RULES, Written, rule_for_class, spelling, written_spelling
 
 
 def dotted_name(dotted):

@@ -242,7 +242,7 @@ def replaced(expr, mapping, memo=None, evaluate=True, rebuild=None):
             put in for sub-expressions decide nothing, and SymPy's evaluation of a large one,
             ``canonical`` relations and the pieces compared, takes seconds).
         rebuild: callable(node, args) → the node rebuilt with its new arguments (such as
-            ``rules.rebuilt``); None: ``node.func(*args)``.
+            ``extrema.rebuilt``); None: ``node.func(*args)``.
 
     Returns:
         The expression with the replacements made.

@@ -56,14 +56,22 @@ class RandomChooser:
 class Scope:
     """What an expression may use: numeric names, loop indices, helpers (name, arity, tuple?),
     ``consts``, the names bound to a constant (name -> its ``program_ref.Value``), and
-    ``patterns``, the forms of ``program_gen.PATTERNS`` the grammar may use."""
+    ``patterns``, the forms of ``program_gen.PATTERNS`` the grammar may use; ``folds``, a chooser
+    of its own (or None) making some operands one expression: ``e - e``, ``e / e``, ``e < e``,
+    ``a if c else a``, what SymPy folds or decides (``fold``)."""
 
-    def __init__(self, names, helpers=(), loop=(), consts=None, patterns=()):
+    def __init__(self, names, helpers=(), loop=(), consts=None, patterns=(), folds=None):
         self.names, self.helpers, self.loop = list(names), list(helpers), list(loop)
         self.consts, self.patterns = dict(consts or {}), tuple(patterns)
+        self.folds = folds
 
     def child(self):
-        return Scope(self.names, self.helpers, self.loop, self.consts, self.patterns)
+        return Scope(self.names, self.helpers, self.loop, self.consts, self.patterns, self.folds)
+
+    def fold(self, a, b):
+        """``b``, or ``a`` in its place (15% of the time, with ``folds``): the choices of ``c``
+        are drawn all the same, so a program without folds is what it was."""
+        return a if self.folds is not None and self.folds.chance(0.15) else b
 
     def bind(self, name, value=None):
         """``name`` assigned (to the constant ``value``, or to something that may vary)."""
@@ -221,7 +229,8 @@ def expr(c, sc, size):
         return ("neg", ("bin", c.choice(("+", "-")), a, b))
     if kind == "arith":
         op = c.choice(("+", "-", "*", "/", "+", "*"))
-        return ("bin", op, expr(c, sc, size // 2), expr(c, sc, size - size // 2 - 1))
+        a, b = expr(c, sc, size // 2), expr(c, sc, size - size // 2 - 1)
+        return ("bin", op, a, sc.fold(a, b) if op in ("-", "/") else b)
     if kind == "pow":
         base = expr(c, sc, size - 1)
         r = c.integer(0, 6)
@@ -253,7 +262,8 @@ def expr(c, sc, size):
         return extremum(c, sc, size, c.choice(("max", "min")), c.integer(2, 8))
     if kind == "ifexp":
         third = max(1, size // 3)
-        return ("ifexp", cond(c, sc, third), expr(c, sc, third), expr(c, sc, third))
+        test, a, b = cond(c, sc, third), expr(c, sc, third), expr(c, sc, third)
+        return ("ifexp", test, a, sc.fold(a, b))
     if kind == "sg":
         return ("sg", expr(c, sc, size - 1))
     hname, arity, returns_tuple = c.choice(sc.helpers)
@@ -361,7 +371,8 @@ def cond(c, sc, size):
     if kind == "constant":
         return fl.constant_condition(c, list(sc.consts), sc.names)
     if kind == "cmp":
-        return ("cmp", (c.choice(COMPARISONS),), (side(c, sc, size), side(c, sc, size)))
+        op, a, b = c.choice(COMPARISONS), side(c, sc, size), side(c, sc, size)
+        return ("cmp", (op,), (a, sc.fold(a, b)))
     if kind == "chain":
         lo, hi = sorted((c.choice((-1.0, 0, 0.5, -0.5)), c.choice((1, 1.5, 2.0, 0.25))))
         op = c.choice(("<", "<="))

@@ -218,14 +218,14 @@ def max_helper(c, index):
     return ("helper", f"h{index}", ("a",), (), tuple(body)), 1
 
 
-def helper(c, index, tuple_result, patterns=()):
+def helper(c, index, tuple_result, patterns=(), folds=None):
     kinds = [k for k, p in ((jump_helper, "identity_helper"), (max_helper, "dead_helper_max"))
              if p in patterns]
     if kinds and not tuple_result and c.chance(0.3):
         return c.choice(kinds)(c, index)
     params = ("a", "b")[:c.integer(1, 2)] if not tuple_result else ("a", "b")
     defaults = (c.choice((2.0, 0.5, 1)),) if len(params) == 2 and c.chance(0.3) else ()
-    sc = Scope(params, patterns=patterns)
+    sc = Scope(params, patterns=patterns, folds=folds)
     names = Names()
     body = statements(c, sc, names, c.integer(0, 1), 4, in_loop=True)
     if tuple_result:
@@ -356,31 +356,32 @@ def focused(c, pattern):
     return ("program", params, helpers, tuple(body))
 
 
-def program(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
+def program(c, max_statements=3, size=6, focus=None, patterns=PATTERNS, folds=None):
     """A random ``("program", ...)``: 1-3 parameters, maybe helpers, a few statements; with
     ``focus`` (a tuple of ``PATTERNS``), a ``focused`` program of one of them. Otherwise the
     grammar uses the forms of ``patterns`` only (each in its places, and one program in ten
-    is a ``focused`` one of them)."""
-    return drawn(c, max_statements, size, focus, patterns)[0]
+    is a ``focused`` one of them); ``folds``, a chooser of its own (``Scope.fold``), makes some
+    operands of ``-``, ``/``, a comparison or a conditional expression one expression."""
+    return drawn(c, max_statements, size, focus, patterns, folds)[0]
 
 
-def drawn(c, max_statements=3, size=6, focus=None, patterns=PATTERNS):
+def drawn(c, max_statements=3, size=6, focus=None, patterns=PATTERNS, folds=None):
     """(``program``'s program, the pattern it was focused on or None)."""
     if focus or (patterns and c.chance(0.1)):
         pattern = c.choice(focus or patterns)
         return focused(c, pattern), pattern
-    return general(c, max_statements, size, patterns), None
+    return general(c, max_statements, size, patterns, folds), None
 
 
-def general(c, max_statements, size, patterns):
+def general(c, max_statements, size, patterns, folds=None):
     """A program of the general grammar (``program`` without focus)."""
     params = PARAM_NAMES[c.integer(0, 3):][:c.integer(1, 3)] if c.chance(0.8) else ("x", "y")
     helpers, infos = [], []
     for k in range(c.choice((0, 0, 0, 1, 1, 2))):
-        h, arity = helper(c, k, tuple_result=c.chance(0.3), patterns=patterns)
+        h, arity = helper(c, k, tuple_result=c.chance(0.3), patterns=patterns, folds=folds)
         helpers.append(h)
         infos.append((h[1], arity, h[4][-1][1][0] == "tuple"))
-    sc = Scope(params, infos, patterns=patterns)
+    sc = Scope(params, infos, patterns=patterns, folds=folds)
     names = Names()
     body = statements(c, sc, names, c.integer(0, max_statements), size)
     if c.chance(0.1):  # an early return before code undefined for every input
@@ -404,7 +405,8 @@ def random_program(seed, **kw):
 def cases(points=3, **kw):
     """A hypothesis strategy of (program, points), the same grammar as ``random_program``.
 
-    Hypothesis draws the seed of a ``RandomChooser`` rather than each choice: its own integer
+    The folds are drawn (``program``'s ``folds``). Hypothesis draws the seed of a
+    ``RandomChooser`` rather than each choice: its own integer
     draws favour the first alternatives and small sizes, and a profile drawn that way missed the
     max/min ties and truth tests of issue 6 on the code they broke; a seed keeps the script's
     distribution (derandomized, the profile is still the same on every run).
@@ -413,7 +415,7 @@ def cases(points=3, **kw):
 
     def build(seed):
         chooser = RandomChooser(seed)
-        prog = program(chooser, **kw)
+        prog = program(chooser, folds=RandomChooser(f"folds-{seed}"), **kw)
         return prog, random_points(chooser, prog, points)
 
     return st.integers(0, 2 ** 64 - 1).map(build)

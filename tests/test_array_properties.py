@@ -7,9 +7,13 @@ The operations include float cancellations (``u / 3.0 * 3.0 - u``, ``(u + 1e16) 
 folds them), products whose factors SymPy reorders inside ``np.maximum``/``np.minimum`` (the tie
 tests must compare the primal's product) and one product in two orders. The forms of the bugs the
 array fuzzer (``tests/benchmarks/fuzz_arrays.py``) found are in the strategies (AB1, AB2, AB9 of
-its findings); the same programs run through the jax and torch backends against numpy."""
+its findings), and so are the folds it draws (``array_program_wide.FOLDS``: equal branches of
+``np.where``, equal clip bounds, a value compared with itself); the same programs run through the
+jax and torch backends against numpy."""
 import importlib.util
+import os
 import pathlib
+import sys
 import tempfile
 
 import numpy as np
@@ -19,6 +23,9 @@ from hypothesis import strategies as st
 
 import symgrad
 from source_modules import load_module
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "benchmarks"))
+from array_program_wide import FOLDS  # noqa: E402  (the array fuzzer's folds)
 
 DIRECTORY = pathlib.Path(tempfile.mkdtemp(prefix="symgrad_array_props_"))
 
@@ -42,6 +49,7 @@ UNARY = [
     "np.minimum(-np.mean({0}) + 0.5 * np.mean({0}), -0.05) + X",
     "X * np.maximum(-({0})[0, 1] + ({0})[0, 1] * 0.5, 0.2)",
 ]
+UNARY += FOLDS  # what SymPy folds or decides: np.where(c, a, a), np.clip(a, 0.3, 0.3), a >= a
 if importlib.util.find_spec("scipy") is not None:
     UNARY += ["scipy.special.expit({})", "scipy.special.logsumexp({0}, axis=1, keepdims=True) - {0}",
               "scipy.special.erf({}) * v", "scipy.special.digamma(1.5 + ({}) ** 2)",

@@ -17,6 +17,10 @@ grammar uses, e.g. to look past the ones open on the code fuzzed; ``--focus P ..
 the small programs ``program_gen.focused`` builds around them. Program ``n`` of job ``j`` is
 drawn from the seed string ``"<seed>-<j>-<n>"``, so a run is reproducible (up to where the time
 limit stops it), and ``--replay 3-0-17 ...`` checks (and minimises) only the programs named.
+Some operands of ``-``, ``/``, a comparison or a conditional expression are made one expression
+(``e - e``, ``e / e``, ``e < e``, ``a if c else a``: ``program_gen.program``'s ``folds``), drawn
+from a stream of their own (``"folds-<name>"``); ``--no-folds`` leaves them out, giving the
+programs of the runs before they were drawn (the seeds up to 182) and their replays.
 """
 import argparse
 import multiprocessing
@@ -56,8 +60,10 @@ def run_job(job, options):
             break
         chooser = program_gen.RandomChooser(name)
         n += 1
+        folds = program_gen.RandomChooser("folds-" + name) if options.folds else None
         prog, pattern = program_gen.drawn(chooser, max_statements=options.statements,
-                                          patterns=options.patterns, focus=options.focus)
+                                          patterns=options.patterns, focus=options.focus,
+                                          folds=folds)
         points = program_gen.random_points(chooser, prog, 3)
         strategies = ("auto",) + tuple(s for s in ("symbolic", "reverse") if chooser.chance(0.33))
         value_and_grad = chooser.chance(0.25)
@@ -128,6 +134,12 @@ def main(argv=None):
     parser.add_argument("--replay", nargs="+", metavar="NAME",
                         help="check only these programs (names as printed: SEED-JOB-N), under "
                              "every strategy")
+    parser.add_argument("--folds", action=argparse.BooleanOptionalAction, default=True,
+                        help="some operands of -, /, a comparison or a conditional expression "
+                             "made one expression (e - e, e < e, a if c else a: what SymPy "
+                             "folds or decides), drawn from a random stream of their own; on by "
+                             "default: --no-folds gives the programs of the runs before (seeds "
+                             "up to 182) and their replays")
     options = parser.parse_args(argv)
     start, commit = time.monotonic(), _commit()  # the code fuzzed: read before it may change
     if options.jobs > 1:

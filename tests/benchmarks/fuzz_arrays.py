@@ -8,9 +8,11 @@ Not collected by pytest; run by hand from the repository:
 (``--backends`` with no names: the numpy gradient only; without ``--backends``: every backend.)
 The programs draw the rows of ``array_program_wide`` too; ``--narrow`` leaves them out, giving
 the programs the first generator drew for a seed (``--wide``, once needed for them, is now the
-default and a no-op). ``--folds`` replaces some unary rows by what SymPy folds or decides
+default and a no-op). By default some unary rows are replaced by what SymPy folds or decides
 (``array_program_wide.FOLDS``: ``np.where(c, a, a)``, ``np.clip(x, 0.3, 0.3)``, ``x >= x``),
-drawn from a stream of their own: a seed's programs without it are unchanged.
+drawn from a stream of their own; ``--no-folds`` leaves them out, giving a seed's programs as
+they were before the folds were drawn by default (the seeds up to 173 but 160 and 161, and
+their replay names: ``--replay 131-3416 --no-folds``).
 
 Program ``N`` of a run is drawn (``array_programs.draw``) from the seed string
 ``"<seed>-<N>"``, so a run is reproducible up to where the time limit stops it, and ``--replay
@@ -29,7 +31,10 @@ file and checked (``check``):
    equal, so the two must agree to 1e-7: a slope jumping by 2e-6 at an exact tie is a kink too,
    61-373); then ``g . u`` must match to 1e-6 of ``max(1, |D|, sum |g_i u_i|)`` (plus 1e-9
    |f|); where ``np.std`` or ``np.linalg.norm`` is exactly 0 at the point (no derivative there:
-   numpy's gradient is nan) a mismatch is counted "undefined", not a failure; where one is of
+   numpy's gradient is nan) a mismatch is counted "undefined", not a failure, and so is a
+   call-time build differing from shapes= only by nan elements ("undefined-builds-differ",
+   174-23: a zero spread that a ``np.maximum`` reads and does not take is the documented nan
+   in one build, the taken side's 0 in the other, where a branch holds the division); where one is of
    rounding size (0 < |value| < 1e-12) a backend that differs is counted
    "rounding-zero-differs" (``Watched``, 63-222);
 3. each backend (``jax``, ``jax.jit``, ``torch``, ``array_api`` on NumPy, ``array_api_strict``,
@@ -120,6 +125,7 @@ class Tape:
     def __init__(self):
         self.values, self.i, self.recording = [], 0, True
         self.near_zero = False  # np.std / np.linalg.norm of rounding size at the point
+        self.undefined = False  # np.std / np.linalg.norm exactly 0 there: no derivative
 
     def __call__(self, value):
         if self.recording:
@@ -249,6 +255,7 @@ def directional(ref, tape, args, grads, rng):
     with np.errstate(all="ignore"):
         f0 = float(ref.f(*args))
         undefined, tape.near_zero = tape.numpy.zero, tape.numpy.tiny  # at the point itself
+        tape.undefined = undefined
         try:
             values = {t: phi(t) for t in (-2e-3, -1e-3, 1e-3, 2e-3, -2e-4, -1e-4, 1e-4, 2e-4,
                                           -2e-5, -1e-5, 1e-5, 2e-5)}
@@ -288,6 +295,18 @@ def close(got, want):
         return False
     scale = max(1.0, float(np.max(np.abs(want))) if want.size else 0.0)
     return bool(np.all(np.isclose(got, want, rtol=1e-12, atol=1e-12 * scale, equal_nan=True)))
+
+
+def nan_apart(got, want):
+    """``got`` and ``want`` (lists of arrays) differ only where one of them is nan."""
+    for a, b in zip(got, want):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if a.shape != b.shape:
+            return False
+        either = np.isnan(a) | np.isnan(b)
+        if not close(np.where(either, 0.0, a), np.where(either, 0.0, b)):
+            return False
+    return True
 
 
 def to_numpy(value):
@@ -515,12 +534,13 @@ def check(program, name, backends, counts=None, only=None):
                 if g.shape != np.shape(a):
                     failures.append(Failure("shape", None, f"d/d{p} has shape {g.shape}",
                                             np.shape(a), g.shape, where))
+            differs = None
             if "call" in builds:
                 try:
                     again = [np.asarray(g) for g in _flat(builds["call"](*args), len(wrt))]
                     if not all(close(a, b) for a, b in zip(again, grads)):
-                        failures.append(Failure("mismatch", None, "call-time build differs "
-                                                "from shapes=", grads, again, where))
+                        differs = Failure("mismatch", None, "call-time build differs from "
+                                          "shapes=", grads, again, where)
                 except Exception as error:
                     if isinstance(error, symgrad.OptionError) and SCALAR_CODE in str(error):
                         # no array construct in f (`return X`): scalar code refuses arrays, as
@@ -534,9 +554,19 @@ def check(program, name, backends, counts=None, only=None):
                         f.where = where
                         failures.append(f)
             verdict = None
+            tape.undefined = False
             if only is None or only[0] in ("wrong", "nonfinite", "mismatch"):
                 verdict, expected, got = directional(ref, tape, args, grads, rng)
                 counts[verdict] = counts.get(verdict, 0) + 1
+            if differs is not None and tape.undefined and nan_apart(differs.expected,
+                                                                    differs.got):
+                # np.std / np.linalg.norm exactly 0 at the point, read by a np.maximum (or
+                # another choice) whose other side is taken: the documented "no derivative"
+                # nan (as JAX gives) in one build, the other side's 0 in the other (174-23)
+                counts["undefined-builds-differ"] = counts.get("undefined-builds-differ",
+                                                               0) + 1
+            elif differs is not None:
+                failures.append(differs)
                 if verdict in ("wrong", "nonfinite"):
                     failures.append(Failure(verdict, None, "directional derivative",
                                             expected, got, where))
@@ -684,10 +714,12 @@ def main(argv=None):
     parser.add_argument("--no-special", action="store_true", help="no scipy.special rows")
     parser.add_argument("--narrow", action="store_true", help="without the rows of "
                         "array_program_wide: the first generator's programs (its seeds replay)")
-    parser.add_argument("--folds", action="store_true", help="unary rows replaced, 15%% of "
-                        "them, by what SymPy folds or decides (array_program_wide.FOLDS: equal "
-                        "branches of np.where, equal clip bounds, a comparison of a value with "
-                        "itself), drawn from a random stream of their own")
+    parser.add_argument("--folds", action=argparse.BooleanOptionalAction, default=True,
+                        help="unary rows replaced, 15%% of them, by what SymPy folds or decides "
+                        "(array_program_wide.FOLDS: equal branches of np.where, equal clip "
+                        "bounds, a comparison of a value with itself), drawn from a random "
+                        "stream of their own; on by default: --no-folds gives the programs "
+                        "of the runs before (seeds up to 173 but 160, 161) and their replays")
     parser.add_argument("--wide", action="store_true", help="the default (the rows of "
                         "array_program_wide drawn); kept so older commands run")
     options = parser.parse_args(argv)
