@@ -12,7 +12,7 @@ import ast
 import sympy
 
 from . import arrays, rules
-from .expressions import _NotWritten
+from .conditions import _NotWritten
 from .fence import dotted
 from .functions import StopGradient
 from .resolve import _Py
