@@ -225,6 +225,13 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         return super().select(cond, a, b, node, frame, forms)
 
     def bind(self, name, value, node, frame, stop=True, written=None):
+        if self.array_mode and _size(value) and not value.is_Atom and not (frame.primary and (
+                name in self.nodes or stop and name in self.stop_names)):
+            frame.written.pop(name, None)  # k = len(x) // 2: the size itself, as `n = len(x)`
+            if frame.primary:  # is, so that a slice bound or range() reading `k` sees an int
+                self.variables[name] = value if self.depth == 0 else None
+            frame.env[name] = value
+            return
         before = len(self.assignments)
         super().bind(name, value, node, frame, stop, written)
         if self.array_mode:
@@ -367,8 +374,16 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
 
+    def size_now(self, value):
+        """``value`` with the sizes unified since it was computed put in: ``k = len(X) // 2``
+        read before ``C * X`` made ``len(X)`` 4 is 2 (SymPy evaluates ``floor``, ``Mod``, ``Min``
+        of numbers), so that a check for an int known when the gradient is built sees it."""
+        return self.dims.dim(value) if _size(value) else value
+
     def integer(self, node, frame):
-        value = self.value(node, frame)
+        value = self.size_now(self.value(node, frame))
+        if isinstance(value, sympy.Integer):
+            return int(value)
         if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer and \
                 any(is_dim(s) for s in value.free_symbols):
             return self.fail(node, frame, "this is an array's size, known only when the "
