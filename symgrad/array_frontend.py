@@ -35,6 +35,7 @@ from .functions import StopGradient, Value
 from .program import Assignment, fresh_name, real_symbol
 from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
+from .size_denominators import python_division
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 _IN_PLACE = {"sort": "np.sort(y)", "fill": "np.full_like(y, value)", "partition": "np.partition(y, k)",
@@ -399,6 +400,11 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
                 return self.fail(node, frame, "`^` of conditions is not supported",
                                  "combine them with & | ~: (a & ~b) | (~a & b)")
             return self.logical("&" if isinstance(op, ast.BitAnd) else "|", [a, b], node, frame)
+        check = python_division(op, a, b, self.path, getattr(node, "left", None)) \
+            if self.array_mode else None
+        if check is not None and check not in self.checks:  # 2.0 / (len(x) - 3) raises at 3
+            self.checks.add(check)
+            self.assignments.append(check)
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and all(_size_expression(v) for v in (a, b)) \
                 and not (isinstance(b, sympy.Integer) and b == 0) and (
                     a.free_symbols or b.free_symbols):
