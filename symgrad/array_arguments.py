@@ -145,7 +145,9 @@ class Arguments:
         return tuple(sorted(found)) if ordered else tuple(found)
 
     def integer(self, value):
-        """``value`` as a Python int known when the gradient is built."""
+        """``value`` as a Python int known when the gradient is built (a size the build fixed
+        since it was computed too: ``ArrayReader.size_now``)."""
+        value = self.reader.size_now(value)
         if isinstance(value, sympy.Integer) or (isinstance(value, int) and
                                                  not isinstance(value, bool)):
             return int(value)

@@ -312,7 +312,7 @@ def _guarded(node):
 def _clamped(size):
     """Whether a size has Python's clamping or rounding of a slice in it (``min``, ``ceiling``)."""
     import sympy
-    return size.has(sympy.Min, sympy.Max, sympy.ceiling, sympy.floor)
+    return size.has(sympy.Min, sympy.Max, sympy.ceiling, sympy.floor, sympy.Mod)
 
 
 def _size_text(size, labels):

@@ -35,6 +35,7 @@ from .functions import StopGradient, Value
 from .program import Assignment, fresh_name, real_symbol
 from .resolve import _Py
 from .shapes import Shapes, ShapeError, is_dim, show, size
+from .size_denominators import python_division
 
 _ATTRIBUTES = ("T", "shape", "size", "ndim")
 _IN_PLACE = {"sort": "np.sort(y)", "fill": "np.full_like(y, value)", "partition": "np.partition(y, k)",
@@ -225,6 +226,13 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
         return super().select(cond, a, b, node, frame, forms)
 
     def bind(self, name, value, node, frame, stop=True, written=None):
+        if self.array_mode and _size(value) and not value.is_Atom and not (frame.primary and (
+                name in self.nodes or stop and name in self.stop_names)):
+            frame.written.pop(name, None)  # k = len(x) // 2: the size itself, as `n = len(x)`
+            if frame.primary:  # is, so that a slice bound or range() reading `k` sees an int
+                self.variables[name] = value if self.depth == 0 else None
+            frame.env[name] = value
+            return
         before = len(self.assignments)
         super().bind(name, value, node, frame, stop, written)
         if self.array_mode:
@@ -367,8 +375,16 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
                       "`and`, `or`, `not` need one number)", TRUTH_HINT)
         return cond
 
+    def size_now(self, value):
+        """``value`` with the sizes unified since it was computed put in: ``k = len(X) // 2``
+        read before ``C * X`` made ``len(X)`` 4 is 2 (SymPy evaluates ``floor``, ``Mod``, ``Min``
+        of numbers), so that a check for an int known when the gradient is built sees it."""
+        return self.dims.dim(value) if _size(value) else value
+
     def integer(self, node, frame):
-        value = self.value(node, frame)
+        value = self.size_now(self.value(node, frame))
+        if isinstance(value, sympy.Integer):
+            return int(value)
         if isinstance(value, sympy.Expr) and not value.is_Integer and value.is_integer and \
                 any(is_dim(s) for s in value.free_symbols):
             return self.fail(node, frame, "this is an array's size, known only when the "
@@ -384,6 +400,11 @@ class ArrayReader(InPlaceReader, WrittenReader, SizeReader, FormReader, CallRead
                 return self.fail(node, frame, "`^` of conditions is not supported",
                                  "combine them with & | ~: (a & ~b) | (~a & b)")
             return self.logical("&" if isinstance(op, ast.BitAnd) else "|", [a, b], node, frame)
+        check = python_division(op, a, b, self.path, getattr(node, "left", None)) \
+            if self.array_mode else None
+        if check is not None and check not in self.checks:  # 2.0 / (len(x) - 3) raises at 3
+            self.checks.add(check)
+            self.assignments.append(check)
         if isinstance(op, (ast.FloorDiv, ast.Mod)) and all(_size_expression(v) for v in (a, b)) \
                 and not (isinstance(b, sympy.Integer) and b == 0) and (
                     a.free_symbols or b.free_symbols):

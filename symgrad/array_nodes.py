@@ -166,6 +166,8 @@ def int_ast(d):
     if isinstance(d, sympy.floor):
         num, den = d.args[0].as_numer_denom()
         return ast.BinOp(int_ast(num), ast.FloorDiv(), int_ast(den))
+    if isinstance(d, sympy.Mod):  # len(x) % 3: Python's % of ints has the divisor's sign, as
+        return ast.BinOp(int_ast(d.args[0]), ast.Mod(), int_ast(d.args[1]))  # SymPy's Mod
     raise ShapeError(f"cannot print the size {d}")
 
 

@@ -14,7 +14,7 @@ so the element that is the max gets the whole gradient, and the count of the mas
 Where ``c >= 2`` (a real tie) the mask is ``x == max(x)`` as everywhere.
 
 ``array_ops.tie_mask`` tags the mask of the vjp (params of the ``where`` node: the reduced axes, the rank
-and the input's shape); ``emit._lower`` replaces a tagged mask by ``jit_safe`` for ``"jax"``;
+and the input's shape); ``lowering._lower`` replaces a tagged mask by ``jit_safe`` for ``"jax"``;
 every other backend prints it as the plain ``where``.
 """
 import sympy

@@ -12,7 +12,7 @@ import ast
 import sympy
 
 from . import arrays, rules
-from .expressions import _NotWritten
+from .conditions import _NotWritten
 from .fence import dotted
 from .functions import StopGradient
 from .resolve import _Py
@@ -52,7 +52,10 @@ class WrittenReader:
         if not isinstance(value, sympy.Expr) or isinstance(value, (StopGradient, AsWritten)) or \
                 not any(not is_dim(s) for s in value.free_symbols) and not value.is_Number:
             return value
-        return kept_as_written(value, self.written(node, frame, value))
+        written = self.written(node, frame, value)
+        if isinstance(written, sympy.Expr):  # the sizes unified since it was read put in:
+            written = self.dims.dim(written)  # X.shape[0] is 4 once X * C0 made it so
+        return kept_as_written(value, written)
 
     def cancelled(self, value, written):
         """``frontend._Reader.cancelled``, for arrays too (a cancellation SymPy folds to a

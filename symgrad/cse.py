@@ -15,7 +15,7 @@ from .array_nodes import dims_ast
 from .entries import Lines
 from .functions import AndThen, Branch, Copy, OrElse
 from .printer import as_float
-from .program import SizeCheck, replaced
+from .program import DivisionCheck, SizeCheck, replaced
 
 
 def assign(target, value):
@@ -231,7 +231,8 @@ def _check_line(check, printer, emitted_back, renamed):
     """``if c1 and not c2: raise AssertionError('m')``: conditions as the primal computes them,
     printed whole (guarded: nothing hoisted out); with numpy, raised when any element fails."""
     tests = []
-    vectorised = printer.vectorised and not (isinstance(check, SizeCheck) and len(check.path) == 1)
+    vectorised = printer.vectorised and not (isinstance(check, SizeCheck) and len(
+        check.path) == 1 or isinstance(check, DivisionCheck))
     for cond, holds in check.path:  # a check of sizes alone (SizeCheck) tests Python ints
         node = printer.expr(cond.xreplace(emitted_back) if emitted_back else cond, renamed)
         if not holds:

@@ -23,6 +23,7 @@ import sympy
 
 from . import argument_refusals, functions
 from .branches import Branches, returns
+from .conditions import Conditions
 from .errors import UnsupportedSyntaxError
 from .expressions import Expressions, _without_not
 from .fence import REJECTED, contains, first
@@ -54,7 +55,7 @@ def to_program(function, stop_gradients=(), nodes=()):
     return _Reader(frozenset(stop_gradients), frozenset(nodes)).read(function)
 
 
-class _Reader(Branches, Expressions, Resolver, Guards):
+class _Reader(Branches, Expressions, Conditions, Resolver, Guards):
     def __init__(self, stop_names, nodes=frozenset()):
         self.stop_names, self.nodes = stop_names, nodes
         self.variables = {}  # primal variable -> symbol of its last top-level binding, or None

@@ -56,6 +56,14 @@ class SizeCheck(Check):
     (``specialise``), which reads the bound as the int it is, as Python does."""
 
 
+@dataclass(frozen=True)
+class DivisionCheck(Check):
+    """Python's ZeroDivisionError of a Python number divided by a size that may be 0 (``2.0 /
+    (len(x) - 3)``; NumPy's ``np.sum(x) / 0`` is inf instead), under the ``if``s around it. Its
+    path starts with the size test, printed first and joined by Python's ``and``, so that a call
+    at another size never tests the values (a traced ``jax.jit`` call among them)."""
+
+
 @dataclass
 class Program:
     """A function as SSA assignments.

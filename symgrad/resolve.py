@@ -63,7 +63,7 @@ class _Frame:
     each local name bound to a value whose SymPy form may compute another float than the source
     (a helper's argument ``math.log(math.exp(z))``, which SymPy reads as ``z``) → that value as
     the source computes it (``rules.Written`` operators), for the operands of jumps and
-    conditions (``Expressions.written``)."""
+    conditions (``Conditions.written``)."""
 
     def __init__(self, src, env, primary, node=None, outer=None, written=None):
         self.src, self.env, self.primary = src, env, primary

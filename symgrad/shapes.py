@@ -145,8 +145,7 @@ class Shapes:
             return None
         for this, other in ((a, b), (b, a)):
             for s in sorted(this.free_symbols - self.named, key=str):
-                if any(isinstance(f, (sympy.Min, sympy.Max, sympy.ceiling, sympy.floor))
-                       for f in sympy.preorder_traversal(this)):
+                if this.has(sympy.Min, sympy.Max, sympy.ceiling, sympy.floor, sympy.Mod):
                     break
                 try:
                     solved = sympy.solve(sympy.Eq(this, other), s, dict=False)

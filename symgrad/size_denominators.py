@@ -12,6 +12,12 @@ ValueError(...)``); ``untaken.guard`` makes those on one side of a ``where`` saf
 is not taken (``1.0 / np.where(c, n - 3.0, 1.0)``).
 """
 import ast
+import operator
+
+import sympy
+
+from .program import DivisionCheck
+from .shapes import is_dim
 
 _ARITHMETIC = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
                ast.expr_context)
@@ -49,7 +55,6 @@ def zero_points(denominator):
     through the gradient object at size 1 takes a build of its own (``specialise``: the axis is the
     number 1 there), but the code of a general size, exported or called as ``.function``, may
     meet it. ``n + 1.0`` is 0 at no size: the empty set."""
-    import sympy
     operators = {ast.Add: sympy.Add, ast.Mult: sympy.Mul,
                  ast.Sub: lambda a, b: sympy.Add(a, sympy.Mul(-1, b))}
 
@@ -95,3 +100,34 @@ def divided_by(node, sizes):
     return {ast.dump(n.right) for n in ast.walk(node) if isinstance(n, ast.BinOp) and isinstance(
         n.op, (ast.Div, ast.FloorDiv, ast.Mod)) and of_sizes(n.right, sizes) and
         may_be_zero(n.right)}
+
+
+_PYTHON = {ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+
+def python_division(op, numerator, denominator, path, written=None):
+    """The ``DivisionCheck`` of ``numerator <op> denominator`` read from the source, where both
+    are Python numbers (numbers and sizes: ``2.0 / (len(x) - 3)``, ``len(x) // (n - 1)``) and the
+    denominator is a size that may be 0, else None: Python raises ZeroDivisionError there (with
+    its own message, ``float division by zero``), on the ``path`` (the ``if`` sides around it).
+    A division by a size known 0 on every path is left to the reader (undefined everywhere).
+    ``written``: the numerator's AST, a float where it has a float literal or a ``/`` (SymPy
+    reads ``2.0`` as the integer 2), for Python's message."""
+    def python_number(value):
+        return isinstance(value, sympy.Expr) and (value.is_Number or value.is_integer is True) \
+            and all(is_dim(s) for s in value.free_symbols)
+    if type(op) not in _PYTHON or not (python_number(numerator) and python_number(denominator)) \
+            or not denominator.is_integer:
+        return None
+    zero = sympy.Eq(denominator, 0)
+    if zero is sympy.false or zero is sympy.true and not path:
+        return None
+    try:
+        floating = not numerator.is_integer or written is not None and any(
+            isinstance(n, ast.Constant) and isinstance(n.value, float) or isinstance(n, ast.Div)
+            for n in ast.walk(written))
+        _PYTHON[type(op)](1.0 if floating else 1, 0)
+    except ZeroDivisionError as exc:
+        message = str(exc)
+    test = () if zero is sympy.true else ((zero, True),)
+    return DivisionCheck(test + tuple(path), "ZeroDivisionError", message)

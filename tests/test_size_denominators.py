@@ -166,3 +166,61 @@ def test_a_size_divided_by_on_every_path_is_still_checked(run):
     for x, w in (POINTS[0], (POINTS[0][0], -POINTS[0][1])):
         with pytest.raises(ValueError, match=r"n - 3\.0 is 0 .*the gradient divides by it"):
             _gradient(gf, x, w, convert, lazy)
+
+
+PYTHON_SOURCE = """import numpy as np
+
+
+def returned(x, w):
+    if np.sum(w) > 0.0:
+        return np.sum(x * w) * (2.0 / (len(x) - 3))
+    return np.sum(x * w)
+
+
+def ternary(x, w):
+    return np.sum(x * w) * (2.0 / (len(x) - 3)) if np.sum(w) > 0.0 else np.sum(x * w)
+
+
+def floored(x, w):
+    if np.sum(w) > 0.0:
+        return np.sum(x * w) * (len(x) // (len(x) - 3))
+    return np.sum(x * w)
+"""
+PYTHON = load_module(DIRECTORY, PYTHON_SOURCE, "size_denominators_python")
+
+
+def _want_python(name, x, w):
+    """By hand: x times the Python number 2 / (n - 3) (n // (n - 3)) where sum(w) > 0, else x."""
+    n = len(x)
+    if np.sum(w) <= 0.0:
+        return x
+    return x * (n // (n - 3) if name == "floored" else 2.0 / (n - 3))
+
+
+@pytest.mark.parametrize("run", ["numpy", "numpy-dask", "jax.jit", "array_api-dask"] + RUNS)
+@pytest.mark.parametrize("name", ("returned", "ternary", "floored"))
+def test_a_python_number_divided_by_a_size_raises_where_the_primal_does(name, run):
+    """``2.0 / (len(x) - 3)`` is Python's division (NumPy's ``np.sum(x) / 0`` is inf): at 3
+    elements the primal raises ZeroDivisionError where its side is taken, and so does the
+    gradient, with Python's message; where the other side is taken, and at 5 elements, the
+    gradient is the one by hand and central differences'. Under ``jax.jit`` at 3 elements the
+    side cannot be told from the traced values: the call raises JAX's error naming the check."""
+    backend, convert, wrap, lazy = _run(run)
+    f = getattr(PYTHON, name)
+    x3, w3 = np.array([0.5, 0.7, 0.1]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ZeroDivisionError) as primal:
+        f(x3, w3)
+    for shapes in ({"x": ("n",), "w": ("n",)}, None):
+        gf = wrap(symgrad.grad(f, wrt="w", shapes=shapes, backend=backend))
+        for x, w in POINTS[1:2] + [(x3, -w3)]:
+            if run == "jax.jit" and len(x) == 3:
+                with pytest.raises(Exception, match="is a check the gradient keeps"):
+                    _gradient(gf, x, w, convert, lazy)
+                continue
+            got = _gradient(gf, x, w, convert, lazy)
+            np.testing.assert_allclose(got, _want_python(name, x, w), rtol=1e-13, atol=1e-15)
+            central = _central(lambda a: f(x, a), w)
+            np.testing.assert_allclose(got, central, rtol=1e-6, atol=1e-8)
+        if run != "jax.jit":
+            with pytest.raises(ZeroDivisionError, match=f"^{primal.value}$"):
+                _gradient(gf, x3, w3, convert, lazy)
