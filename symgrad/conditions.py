@@ -129,7 +129,7 @@ class Conditions:
                 inner = self._written(node.args[0], frame)  # float(x): x's float
                 if inner.is_Integer:
                     return functions.number(float(int(inner)))  # (as Python rounds a large int)
-                if inner.is_integer is not False:
+                if inner.is_integer is not False and not _a_float(inner):
                     raise _NotWritten  # an int of the arguments: float() may round it
                 return inner
             found = None if rule is None or len(node.args) not in rule.nargs else \
@@ -149,3 +149,24 @@ class _NotWritten(Exception):
 
 _WRITTEN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.Pow: 4, ast.FloorDiv: 5,
             ast.Mod: 6}
+
+
+_INT_CALLS = frozenset({"math.floor", "math.ceil", "math.trunc"})
+
+
+def _a_float(value):
+    """Whether Python computes ``value`` (a written form) as a float for any int arguments, so that
+    ``float()`` of it is itself: a float constant, a true division, a ``math`` call other than
+    ``floor``/``ceil``/``trunc``, or ``+ - * // %`` and ``-`` with such an operand (``t * 0.1 *
+    3.0``; not ``**``, complex at a negative base)."""
+    if isinstance(value, sympy.Float):
+        return True
+    if not isinstance(value, rules.Written):
+        return False
+    code, args = int(value.args[0]), value.args[1:]
+    if code == 3:
+        return True
+    if code >= 100:
+        name = rules.RULES[code - 100].python[0]
+        return name.startswith("math.") and name not in _INT_CALLS
+    return code in (-1, 0, 1, 2, 5, 6) and any(_a_float(a) for a in args)

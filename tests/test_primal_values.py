@@ -210,3 +210,29 @@ def test_max_min_never_printed_as_a_rearranged_name(tmp_path, source, point, exp
     f = _module(tmp_path, source).f
     got = symgrad.grad(f, strategy=strategy)(*point)
     assert (got if isinstance(got, tuple) else (got,)) == pytest.approx(expected, rel=1e-15)
+
+
+# --- float() of a value computed in float: the value is the primal's float (fuzz 183-0-191,
+# 183-0-1432); before, float() of anything but a constant dropped the written form and the value
+# was SymPy's (0.30000000000000004 * t, t * 0.1 * 3.0 being 0.20999999999999996 at 0.7)
+FLOAT_OF = [  # (body of f(t), its derivative by hand)
+    ("    return float(t * 0.1 * 3.0)\n", lambda t: 0.1 * 3.0),
+    ("    return float(math.hypot(t, t))\n", lambda t: 2 ** 0.5 * (1.0 if t > 0 else -1.0)),
+    ("    a, b = (t, float(math.hypot(t, t)))\n    return b\n",
+     lambda t: 2 ** 0.5 * (1.0 if t > 0 else -1.0)),
+    ("    return float((t - 4.0) * math.sin(0.1))\n", lambda t: 0.09983341664682815),
+    ("    return float(t / 3.0 * 3.0) - t\n", lambda t: 0.0),
+]
+
+
+@pytest.mark.parametrize("body, derivative", FLOAT_OF)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_float_of_a_float_value_keeps_the_primal_float(tmp_path, body, derivative, strategy):
+    f = _module(tmp_path, "def f(t):\n" + body).f
+    vg = symgrad.value_and_grad(f, strategy=strategy)
+    for t in (0.7, -0.5300738947047816, 0.9, 2.1, -2.25):
+        value, grad = vg(t)
+        assert value == f(t), (body, t, vg.source)
+        assert grad == pytest.approx(derivative(t), rel=1e-12, abs=1e-12)
+        h = 1e-6
+        assert grad == pytest.approx((f(t + h) - f(t - h)) / (2 * h), rel=1e-6, abs=1e-6)
