@@ -256,14 +256,14 @@ class Expressions:
         """``value``, unless it is undefined or complex for every input (x/0, log(0), sqrt(-1)):
         then the primal raises on every call, and a gradient must not return a number."""
         bad = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
-        if not isinstance(value, sympy.Basic) or not self._with_constants(value).has(*bad):
+        if not isinstance(value, sympy.Basic) or not _holds(self._with_constants(value), bad):
             return value
         if not isinstance(value, sympy.Piecewise) and value.has(sympy.Piecewise):
             value = sympy.piecewise_fold(value)
         if isinstance(value, sympy.Piecewise):  # undefined on some branches only (0.5 / h(z))
             return sympy.Piecewise(*[(self.defined(e, node, frame, may_not_run=True), c)
                                      for e, c in value.args])
-        if not value.has(*bad[:3]):  # x * np.inf, x - np.inf: NumPy's inf or nan, no raise
+        if not _holds(value, bad[:3]):  # x * np.inf, x - np.inf: NumPy's inf or nan, no raise
             return self.fail(node, frame, "arithmetic with an infinite constant is not "
                              "supported (its value is inf or nan for every input)",
                              "use np.inf where it is selected away, taken the extremum of or "
@@ -353,6 +353,29 @@ class Expressions:
                              "index the operands, then compare: `x[1:] > 0`")
         return self.fail(node, frame, "a tuple or list of numbers is needed here",
                          "use a module-level tuple of numbers or a tuple expression")
+
+
+_INFINITE = (sympy.oo, -sympy.oo)
+
+
+def _holds(value, atoms):
+    """Whether ``value`` holds one of ``atoms`` (``zoo``, ``nan``, ``I``, ``oo``, ``-oo``) where it
+    is computed: an infinity inside a comparison is compared, as floats compare with it (``z >=
+    -inf``, what ``z >= z`` is made: ``functions.compared``), not computed with."""
+    if not value.has(*atoms):
+        return False
+    finite = tuple(a for a in atoms if a not in _INFINITE)
+    stack = [value]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, sympy.logic.boolalg.Boolean) and not isinstance(part, sympy.Expr):
+            if finite and part.has(*finite):
+                return True
+        elif part in atoms:
+            return True
+        else:
+            stack.extend(a for a in part.args if isinstance(a, sympy.Basic))
+    return False
 
 
 def _number_text(value):

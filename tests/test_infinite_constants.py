@@ -213,3 +213,28 @@ def test_logsumexp_of_only_minus_infinity_is_minus_infinity(f, args, want, run):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(_to_numpy(g), w, rtol=1e-13, atol=1e-13)
+
+
+def rounded_self_comparison(z):
+    """Scalar fuzzer 183-0-419: ``z >= z`` is read as ``z >= -inf`` (False at nan only), whose
+    infinity is compared, not computed with: it was refused as "arithmetic with an infinite
+    constant". round(0.25) is 0: the value is z, the derivative 1."""
+    return round(0.25 if z >= z else 0) + z
+
+
+def scaled_self_comparison(z):
+    """``z <= z`` True at every float but nan: 2 z^2, derivative 4 z."""
+    return (2.0 if z <= z else 3.0) * z * z
+
+
+@pytest.mark.parametrize("f, derivative", [
+    (rounded_self_comparison, lambda z: 1.0),
+    (scaled_self_comparison, lambda z: 4.0 * z),
+])
+@pytest.mark.parametrize("z", [-1.3, 0.0, 0.7, 2.5])
+def test_an_infinity_only_compared_is_not_refused(f, derivative, z):
+    value, grad = symgrad.value_and_grad(f)(z)
+    assert value == f(z)
+    assert grad == derivative(z)
+    h = 1e-6
+    assert math.isclose(grad, (f(z + h) - f(z - h)) / (2 * h), rel_tol=1e-6, abs_tol=1e-8)
