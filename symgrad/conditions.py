@@ -152,6 +152,8 @@ _WRITTEN = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.Pow: 4, ast.Flo
 
 
 _INT_CALLS = frozenset({"math.floor", "math.ceil", "math.trunc"})
+_FLOAT_OF_A_FLOAT = frozenset({-1} | {_WRITTEN[op] for op in (  # -1: Written(-1, a) is -a
+    ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)})
 
 
 def _a_float(value):
@@ -164,9 +166,9 @@ def _a_float(value):
     if not isinstance(value, rules.Written):
         return False
     code, args = int(value.args[0]), value.args[1:]
-    if code == 3:
+    if code == _WRITTEN[ast.Div]:
         return True
-    if code >= 100:
+    if code >= 100:  # Written(100 + i, ...): the call of RULES[i]
         name = rules.RULES[code - 100].python[0]
         return name.startswith("math.") and name not in _INT_CALLS
-    return code in (-1, 0, 1, 2, 5, 6) and any(_a_float(a) for a in args)
+    return code in _FLOAT_OF_A_FLOAT and any(_a_float(a) for a in args)
